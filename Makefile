@@ -1,0 +1,80 @@
+# profile-scheduler
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+LOCALBIN    ?= $(CURDIR)/bin
+K8SBIN      ?= $(LOCALBIN)/k8s
+GO          ?= go
+GOTEST_FLAGS ?= -timeout 25m
+TEST_PKGS   ?= ./...
+
+# Versions of the control-plane binaries built from Go modules (go.mod pins them).
+K8S_VERSION  := $(shell $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
+ETCD_VERSION := $(shell $(GO) list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
+ENVTEST_STAMP := $(K8SBIN)/.versions-$(K8S_VERSION)-$(ETCD_VERSION)
+
+CONTROLLER_GEN := $(GO) tool controller-gen
+
+.PHONY: all
+all: build
+
+##@ Development
+
+.PHONY: manifests
+manifests: ## Generate CRDs into config/crd/bases and RBAC from markers.
+	$(CONTROLLER_GEN) rbac:roleName=profile-scheduler crd paths="./..." \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	@rm -rf charts/profile-scheduler/crds && mkdir -p charts/profile-scheduler/crds
+	cp config/crd/bases/*.yaml charts/profile-scheduler/crds/
+
+.PHONY: generate
+generate: ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: fmt
+fmt:
+	$(GO) fmt ./...
+
+.PHONY: vet
+vet:
+	$(GO) vet ./...
+
+.PHONY: verify
+verify: generate manifests ## Regenerate and fail on any difference.
+	@gofmt -l $$(git ls-files '*.go') | tee /dev/stderr | (! read)
+	git diff --exit-code -- api config charts
+	@untracked=$$(git ls-files --others --exclude-standard -- api config charts); \
+	  if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi
+
+.PHONY: envtest-assets
+envtest-assets: $(ENVTEST_STAMP) ## Build kube-apiserver, etcd and kubectl into bin/k8s from Go modules.
+
+$(ENVTEST_STAMP):
+	@mkdir -p $(K8SBIN)
+	@echo ">> building etcd $(ETCD_VERSION), kube-apiserver and kubectl $(K8S_VERSION) into $(K8SBIN) (cold: several minutes)"
+	$(GO) build -o $(K8SBIN)/etcd go.etcd.io/etcd/server/v3
+	$(GO) build -o $(K8SBIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+	$(GO) build -o $(K8SBIN)/kubectl k8s.io/kubernetes/cmd/kubectl
+	@rm -f $(K8SBIN)/.versions-*
+	@touch $@
+
+##@ Test
+
+.PHONY: test
+test: envtest-assets ## Run every test: unit and envtest suites.
+	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test $(GOTEST_FLAGS) $(TEST_PKGS)
+
+##@ Build and run
+
+.PHONY: build
+build: ## Build the operator binary into bin/.
+	$(GO) build -o $(LOCALBIN)/profile-scheduler .
+
+.PHONY: run
+run: envtest-assets build ## Run the operator on a local control plane it starts itself.
+	$(LOCALBIN)/profile-scheduler --local
+
+.PHONY: help
+help:
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-16s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)

@@ -1,0 +1,52 @@
+package v1alpha1
+
+// Condition types. They follow the kstatus conventions, so kubectl wait,
+// Flux and Argo CD read them without custom health checks.
+const (
+	// ConditionReady is True when the latest generation serves pods.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while a generation is being applied.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the latest generation was refused and
+	// needs a change of spec (or of what it references) to make progress.
+	ConditionStalled = "Stalled"
+)
+
+// Condition reasons.
+const (
+	// ReasonActive: the latest generation is live.
+	ReasonActive = "Active"
+	// ReasonApplying: the generation is being built and swapped in.
+	ReasonApplying = "Applying"
+	// ReasonInvalidSpec: the spec fails upstream conversion or validation.
+	ReasonInvalidSpec = "InvalidSpec"
+	// ReasonUnknownPlugin: a plugin named in the spec is in no registry.
+	ReasonUnknownPlugin = "UnknownPlugin"
+	// ReasonInvalidPluginArgs: pluginConfig args do not decode or validate.
+	ReasonInvalidPluginArgs = "InvalidPluginArgs"
+	// ReasonExtenderNotFound: a referenced ExtenderConfig does not exist.
+	ReasonExtenderNotFound = "ExtenderNotFound"
+	// ReasonExtenderNotReady: a referenced ExtenderConfig is itself refused.
+	ReasonExtenderNotReady = "ExtenderNotReady"
+	// ReasonSchedulerNameConflict: an older profile already serves the name.
+	ReasonSchedulerNameConflict = "SchedulerNameConflict"
+	// ReasonDefaultSchedulerReserved: default-scheduler is taken only when
+	// the operator is started with --allow-default-scheduler.
+	ReasonDefaultSchedulerReserved = "DefaultSchedulerReserved"
+	// ReasonBuildFailed: the framework could not be built for another reason.
+	ReasonBuildFailed = "BuildFailed"
+	// ReasonInvalidTLS: an extender's TLS material is missing or unreadable.
+	ReasonInvalidTLS = "InvalidTLS"
+	// ReasonSecretNotFound: the Secret an extender refers to does not exist.
+	ReasonSecretNotFound = "SecretNotFound"
+)
+
+// Event reasons.
+const (
+	// EventActivated: a generation became live.
+	EventActivated = "Activated"
+	// EventRefused: a generation was refused; the previous one keeps serving.
+	EventRefused = "Refused"
+	// EventRemoved: the profile stopped serving.
+	EventRemoved = "Removed"
+)

@@ -1,0 +1,232 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// SchedulerProfileSpec mirrors one KubeSchedulerProfile of the upstream
+// kubescheduler.config.k8s.io/v1 API, field for field, plus references to the
+// extenders this profile (and only this profile) calls.
+type SchedulerProfileSpec struct {
+	// SchedulerName is the name pods put in spec.schedulerName to be
+	// scheduled by this profile. Defaults to metadata.name.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	SchedulerName *string `json:"schedulerName,omitempty"`
+
+	// PercentageOfNodesToScore is the share of feasible nodes to find before
+	// scoring stops searching. 0 or unset means the upstream adaptive default.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	PercentageOfNodesToScore *int32 `json:"percentageOfNodesToScore,omitempty"`
+
+	// Plugins enables and disables plugins per extension point, as upstream.
+	// Unset means the upstream default plugin set.
+	// +optional
+	Plugins *Plugins `json:"plugins,omitempty"`
+
+	// PluginConfig gives plugins their arguments. Args are decoded by the
+	// upstream scheme into the plugin's typed args: unknown fields are errors.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	PluginConfig []PluginConfig `json:"pluginConfig,omitempty"`
+
+	// Extenders names the ExtenderConfig objects this profile calls, in order.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	Extenders []string `json:"extenders,omitempty"`
+}
+
+// Plugins lists the plugins enabled and disabled at each extension point.
+// +kubebuilder:validation:XValidation:rule="!has(self.queueSort) || !has(self.queueSort.enabled) || size(self.queueSort.enabled) <= 1",message="at most one queueSort plugin may be enabled"
+type Plugins struct {
+	// PreEnqueue plugins are called before a pod is added to the active queue.
+	// +optional
+	PreEnqueue PluginSet `json:"preEnqueue,omitempty"`
+	// QueueSort orders the scheduling queue; exactly one runs.
+	// +optional
+	QueueSort PluginSet `json:"queueSort,omitempty"`
+	// PreFilter plugins.
+	// +optional
+	PreFilter PluginSet `json:"preFilter,omitempty"`
+	// Filter plugins.
+	// +optional
+	Filter PluginSet `json:"filter,omitempty"`
+	// PostFilter plugins run when no node fits (for example preemption).
+	// +optional
+	PostFilter PluginSet `json:"postFilter,omitempty"`
+	// PreScore plugins.
+	// +optional
+	PreScore PluginSet `json:"preScore,omitempty"`
+	// Score plugins; weight applies here.
+	// +optional
+	Score PluginSet `json:"score,omitempty"`
+	// Reserve plugins.
+	// +optional
+	Reserve PluginSet `json:"reserve,omitempty"`
+	// Permit plugins.
+	// +optional
+	Permit PluginSet `json:"permit,omitempty"`
+	// PreBind plugins.
+	// +optional
+	PreBind PluginSet `json:"preBind,omitempty"`
+	// Bind plugins.
+	// +optional
+	Bind PluginSet `json:"bind,omitempty"`
+	// PostBind plugins.
+	// +optional
+	PostBind PluginSet `json:"postBind,omitempty"`
+	// MultiPoint enables a plugin at every extension point it implements.
+	// +optional
+	MultiPoint PluginSet `json:"multiPoint,omitempty"`
+}
+
+// PluginSet enables and disables plugins at one extension point.
+type PluginSet struct {
+	// Enabled plugins, called in this order after the default ones.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Enabled []Plugin `json:"enabled,omitempty"`
+	// Disabled plugins; "*" disables all default ones.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Disabled []Plugin `json:"disabled,omitempty"`
+}
+
+// Plugin names a plugin and, at the score extension point, its weight.
+type Plugin struct {
+	// Name of the plugin, as registered (for example NodeResourcesFit).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="plugin name must not be blank"
+	Name string `json:"name"`
+	// Weight of a score plugin. 0 or unset means 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Weight *int32 `json:"weight,omitempty"`
+}
+
+// PluginConfig gives one plugin its arguments.
+type PluginConfig struct {
+	// Name of the plugin the args are for.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Args in the plugin's own versioned schema (for example
+	// NodeResourcesFitArgs of kubescheduler.config.k8s.io/v1).
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	Args runtime.RawExtension `json:"args,omitempty"`
+}
+
+// SchedulerProfileStatus says which generation serves pods and why the
+// latest one does not, when it does not.
+type SchedulerProfileStatus struct {
+	// ObservedGeneration is the generation whose outcome (live or refused)
+	// was last decided.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// ActiveGeneration is the generation now serving pods; 0 when none does.
+	// +optional
+	ActiveGeneration int64 `json:"activeGeneration,omitempty"`
+	// SchedulerName is the schedulerName this profile serves or claims.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// Conditions: Ready, Reconciling, Stalled.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Plugins is what the serving framework really runs, per extension point,
+	// after defaults and MultiPoint expansion.
+	// +optional
+	// +listType=map
+	// +listMapKey=extensionPoint
+	Plugins []ExtensionPointPlugins `json:"plugins,omitempty"`
+	// Extenders are the resolved extenders of the serving framework.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Extenders []ResolvedExtender `json:"extenders,omitempty"`
+}
+
+// ExtensionPointPlugins lists the plugins run at one extension point.
+type ExtensionPointPlugins struct {
+	// ExtensionPoint, for example Filter or Score.
+	ExtensionPoint string `json:"extensionPoint"`
+	// Plugins in the order they run.
+	// +listType=atomic
+	Plugins []EffectivePlugin `json:"plugins"`
+}
+
+// EffectivePlugin is one plugin as the framework runs it.
+type EffectivePlugin struct {
+	// Name of the plugin.
+	Name string `json:"name"`
+	// Weight at the score extension point.
+	// +optional
+	Weight int32 `json:"weight,omitempty"`
+}
+
+// ResolvedExtender is an extender the serving framework calls.
+type ResolvedExtender struct {
+	// Name of the ExtenderConfig.
+	Name string `json:"name"`
+	// URLPrefix it was built with.
+	URLPrefix string `json:"urlPrefix"`
+	// Generation of the ExtenderConfig that was used.
+	// +optional
+	Generation int64 `json:"generation,omitempty"`
+}
+
+// SchedulerProfile is a live scheduling profile: pods whose
+// spec.schedulerName matches are scheduled by the framework it describes.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=sp,categories=scheduling
+// +kubebuilder:printcolumn:name="Scheduler",type=string,JSONPath=`.status.schedulerName`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Active-Gen",type=integer,JSONPath=`.status.activeGeneration`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=10
+// +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.metadata.generation`,priority=10
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type SchedulerProfile struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec SchedulerProfileSpec `json:"spec,omitempty"`
+	// +optional
+	Status SchedulerProfileStatus `json:"status,omitempty"`
+}
+
+// EffectiveSchedulerName is spec.schedulerName, or metadata.name when unset.
+func (p *SchedulerProfile) EffectiveSchedulerName() string {
+	if p.Spec.SchedulerName != nil && *p.Spec.SchedulerName != "" {
+		return *p.Spec.SchedulerName
+	}
+	return p.Name
+}
+
+// +kubebuilder:object:root=true
+
+// SchedulerProfileList is a list of SchedulerProfile.
+type SchedulerProfileList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SchedulerProfile `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SchedulerProfile{}, &SchedulerProfileList{})
+}
