@@ -1,0 +1,346 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/tools/cache"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+func (s *Scheduler) logger() klog.Logger { return klog.FromContext(s.ctx) }
+
+func (s *Scheduler) addPodAndNodeHandlers() error {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	reg, err := s.informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    s.onPodAdd,
+		UpdateFunc: s.onPodUpdate,
+		DeleteFunc: s.onPodDelete,
+	})
+	if err != nil {
+		return err
+	}
+	s.handlers = append(s.handlers, reg)
+	reg, err = s.informerFactory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    s.onNodeAdd,
+		UpdateFunc: s.onNodeUpdate,
+		DeleteFunc: s.onNodeDelete,
+	})
+	if err != nil {
+		return err
+	}
+	s.handlers = append(s.handlers, reg)
+	s.watched[fwk.Node] = true
+	s.watched[fwk.Pod] = true
+	return nil
+}
+
+func (s *Scheduler) onNodeAdd(obj interface{}) {
+	logger := s.logger()
+	node, ok := obj.(*v1.Node)
+	if !ok {
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Node", "obj", obj)
+		return
+	}
+	logger.V(3).Info("Add event for node", "node", klog.KObj(node))
+	s.cache.AddNode(logger, node)
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, nil, node, nil)
+}
+
+func (s *Scheduler) onNodeUpdate(oldObj, newObj interface{}) {
+	logger := s.logger()
+	oldNode, ok1 := oldObj.(*v1.Node)
+	newNode, ok2 := newObj.(*v1.Node)
+	if !ok1 || !ok2 {
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Node", "oldObj", oldObj, "newObj", newObj)
+		return
+	}
+	logger.V(4).Info("Update event for node", "node", klog.KObj(newNode))
+	s.cache.UpdateNode(logger, oldNode, newNode)
+	for _, evt := range framework.NodeSchedulingPropertiesChange(newNode, oldNode) {
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, evt, oldNode, newNode, nil)
+	}
+}
+
+func (s *Scheduler) onNodeDelete(obj interface{}) {
+	logger := s.logger()
+	var node *v1.Node
+	switch t := obj.(type) {
+	case *v1.Node:
+		node = t
+	case cache.DeletedFinalStateUnknown:
+		n, ok := t.Obj.(*v1.Node)
+		if !ok {
+			utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Node", "obj", t.Obj)
+			return
+		}
+		node = n
+	default:
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Node", "obj", t)
+		return
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Delete}, node, nil, nil)
+	logger.V(3).Info("Delete event for node", "node", klog.KObj(node))
+	if err := s.cache.RemoveNode(logger, node); err != nil {
+		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemoveNode failed")
+	}
+}
+
+func assigned(pod *v1.Pod) bool { return pod.Spec.NodeName != "" }
+
+func (s *Scheduler) onPodAdd(obj interface{}) {
+	logger := s.logger()
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Pod", "obj", obj)
+		return
+	}
+	if assigned(pod) {
+		s.addAssignedPod(logger, pod)
+		return
+	}
+	// The queue ignores pods whose schedulerName no profile serves.
+	ctx := klog.NewContext(context.Background(), logger)
+	if s.queue.Serves(pod.Spec.SchedulerName) {
+		logger.V(3).Info("Add event for unscheduled pod", "pod", klog.KObj(pod))
+		s.cache.AddPodGroupMember(pod)
+		s.queue.Add(ctx, pod)
+	}
+}
+
+func (s *Scheduler) onPodUpdate(oldObj, newObj interface{}) {
+	logger := s.logger()
+	oldPod, ok1 := oldObj.(*v1.Pod)
+	newPod, ok2 := newObj.(*v1.Pod)
+	if !ok1 || !ok2 {
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Pod", "oldObj", oldObj, "newObj", newObj)
+		return
+	}
+	switch {
+	case assigned(oldPod):
+		if err := s.cache.UpdatePod(logger, oldPod, newPod); err != nil {
+			utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache UpdatePod failed", "pod", klog.KObj(oldPod))
+		}
+		for _, evt := range framework.PodSchedulingPropertiesChange(newPod, oldPod, false) {
+			s.queue.MoveAllToActiveOrBackoffQueue(logger, evt, oldPod, newPod, nil)
+		}
+	case assigned(newPod):
+		// A binding: ours (the pod is assumed) or someone else's.
+		s.addAssignedPod(logger, newPod)
+		s.queue.Delete(oldPod)
+	case s.queue.Serves(oldPod.Spec.SchedulerName):
+		s.updatePendingPod(logger, oldPod, newPod)
+	}
+}
+
+func (s *Scheduler) updatePendingPod(logger klog.Logger, oldPod, newPod *v1.Pod) {
+	if oldPod.ResourceVersion == newPod.ResourceVersion {
+		return
+	}
+	s.cache.UpdatePodGroupMember(logger, oldPod, newPod)
+	isAssumed, err := s.cache.IsAssumedPod(newPod)
+	if err != nil {
+		utilruntime.HandleErrorWithLogger(logger, err, "Failed to check whether pod is assumed", "pod", klog.KObj(newPod))
+	}
+	if isAssumed {
+		if newPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
+			s.handleAssumedPodDeletion(logger, newPod)
+		}
+		return
+	}
+	logger.V(4).Info("Update event for unscheduled pod", "pod", klog.KObj(newPod))
+	s.queue.Update(klog.NewContext(context.Background(), logger), oldPod, newPod)
+	if oldPod.Status.NominatedNodeName != "" && oldPod.Status.NominatedNodeName != newPod.Status.NominatedNodeName {
+		// Lower or equal priority pods treated the nominated pod as placed.
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, oldPod, nil, lowerOrEqualPriority(oldPod))
+	}
+}
+
+func lowerOrEqualPriority(pod *v1.Pod) func(*v1.Pod) bool {
+	p := corev1helpers.PodPriority(pod)
+	return func(other *v1.Pod) bool { return corev1helpers.PodPriority(other) <= p }
+}
+
+func (s *Scheduler) onPodDelete(obj interface{}) {
+	logger := s.logger()
+	var pod *v1.Pod
+	stale := false
+	switch t := obj.(type) {
+	case *v1.Pod:
+		pod = t
+	case cache.DeletedFinalStateUnknown:
+		p, ok := t.Obj.(*v1.Pod)
+		if !ok {
+			utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Pod", "obj", t.Obj)
+			return
+		}
+		pod, stale = p, true
+	default:
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Pod", "obj", fmt.Sprintf("%T", obj))
+		return
+	}
+	if assigned(pod) || stale {
+		s.removeAssignedPod(logger, pod)
+		if !stale {
+			return
+		}
+	}
+	if !s.queue.Serves(pod.Spec.SchedulerName) {
+		return
+	}
+	logger.V(3).Info("Delete event for unscheduled pod", "pod", klog.KObj(pod))
+	s.queue.Delete(pod)
+	isAssumed, err := s.cache.IsAssumedPod(pod)
+	if err != nil {
+		utilruntime.HandleErrorWithLogger(logger, err, "Failed to check whether pod is assumed", "pod", klog.KObj(pod))
+	}
+	if isAssumed {
+		s.handleAssumedPodDeletion(logger, pod)
+		return
+	}
+	s.cache.RemovePodGroupMember(pod)
+	if pod.Status.NominatedNodeName != "" {
+		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, pod, nil, lowerOrEqualPriority(pod))
+	}
+}
+
+// handleAssumedPodDeletion frees what an assumed pod that is being deleted
+// holds: a pod waiting on permit is rejected (its binding cycle cleans up),
+// any other is removed from the cache.
+func (s *Scheduler) handleAssumedPodDeletion(logger klog.Logger, pod *v1.Pod) {
+	assumedPod, err := s.cache.GetPod(pod)
+	if err != nil {
+		logger.V(5).Info("Assumed pod was already forgotten", "pod", klog.KObj(pod))
+		return
+	}
+	rejected := false
+	if p := s.acquireProfile(assumedPod.Spec.SchedulerName); p != nil {
+		rejected = p.fw.RejectWaitingPod(assumedPod.UID)
+		p.release(logger)
+	}
+	if !rejected {
+		if err := s.cache.RemoveAssumedPod(logger, assumedPod); err != nil {
+			utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemoveAssumedPod failed", "pod", klog.KObj(assumedPod))
+		}
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, assumedPod, nil, nil)
+}
+
+func (s *Scheduler) addAssignedPod(logger klog.Logger, pod *v1.Pod) {
+	logger.V(3).Info("Add event for scheduled pod", "pod", klog.KObj(pod))
+	if err := s.cache.AddPod(logger, pod); err != nil {
+		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache AddPod failed", "pod", klog.KObj(pod))
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, pod, nil)
+}
+
+func (s *Scheduler) removeAssignedPod(logger klog.Logger, pod *v1.Pod) {
+	logger.V(3).Info("Delete event for scheduled pod", "pod", klog.KObj(pod))
+	if err := s.cache.RemovePod(logger, pod); err != nil {
+		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemovePod failed", "pod", klog.KObj(pod))
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, pod, nil, nil)
+}
+
+// watch makes sure the informers for the resources named by events have a
+// handler that offers their changes to the queue. Handlers, once added,
+// stay: the set of resource kinds is small and fixed.
+func (s *Scheduler) watch(ctx context.Context, events []fwk.ClusterEvent) error {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	logger := klog.FromContext(ctx)
+	for _, e := range events {
+		r := e.Resource
+		switch r {
+		case fwk.AssignedPod, fwk.UnscheduledPod, fwk.TargetPod:
+			r = fwk.Pod
+		}
+		if s.watched[r] {
+			continue
+		}
+		reg, err := s.addResourceHandler(r)
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", r, err)
+		}
+		s.watched[r] = true
+		if reg != nil {
+			s.handlers = append(s.handlers, reg)
+		} else {
+			logger.V(2).Info("Events of this resource are not watched", "resource", r)
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) resourceHandler(r fwk.EventResource) cache.ResourceEventHandlerFuncs {
+	logger := s.logger()
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj interface{}) {
+			s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: r, ActionType: fwk.Add}, nil, obj, nil)
+		},
+		UpdateFunc: func(oldObj, newObj interface{}) {
+			s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: r, ActionType: fwk.Update}, oldObj, newObj, nil)
+		},
+		DeleteFunc: func(obj interface{}) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: r, ActionType: fwk.Delete}, obj, nil, nil)
+		},
+	}
+}
+
+// addResourceHandler registers the queue handler for r; it returns a nil
+// registration for resources the scheduler does not watch.
+func (s *Scheduler) addResourceHandler(r fwk.EventResource) (cache.ResourceEventHandlerRegistration, error) {
+	f := s.informerFactory
+	h := s.resourceHandler(r)
+	dra := utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) && s.draManager != nil
+	switch r {
+	case fwk.CSINode:
+		return f.Storage().V1().CSINodes().Informer().AddEventHandler(h)
+	case fwk.CSIDriver:
+		return f.Storage().V1().CSIDrivers().Informer().AddEventHandler(h)
+	case fwk.CSIStorageCapacity:
+		return f.Storage().V1().CSIStorageCapacities().Informer().AddEventHandler(h)
+	case fwk.PersistentVolume:
+		return f.Core().V1().PersistentVolumes().Informer().AddEventHandler(h)
+	case fwk.PersistentVolumeClaim:
+		return f.Core().V1().PersistentVolumeClaims().Informer().AddEventHandler(h)
+	case fwk.StorageClass:
+		return f.Storage().V1().StorageClasses().Informer().AddEventHandler(h)
+	case fwk.VolumeAttachment:
+		return f.Storage().V1().VolumeAttachments().Informer().AddEventHandler(h)
+	case fwk.ResourceClaim:
+		if dra {
+			return s.resourceClaimCache.AddEventHandler(h), nil
+		}
+	case fwk.ResourceSlice:
+		if dra {
+			return s.resourceSliceTracker.AddEventHandler(h)
+		}
+	case fwk.DeviceClass:
+		if dra {
+			var handler cache.ResourceEventHandler = h
+			if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
+				// The extended resource cache must see a device class
+				// before the queue reacts to it.
+				if erCache, ok := s.draManager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok {
+					erCache.AddEventHandler(handler)
+					handler = erCache
+				}
+			}
+			return f.Resource().V1().DeviceClasses().Informer().AddEventHandler(handler)
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,95 @@
+package scheduler
+
+import (
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
+)
+
+// Option configures a Scheduler.
+type Option func(*options)
+
+type options struct {
+	outOfTreeRegistry        frameworkruntime.Registry
+	parallelism              int
+	podInitialBackoff        time.Duration
+	podMaxBackoff            time.Duration
+	maxInUnschedulable       time.Duration
+	unschedulableFlush       time.Duration
+	kubeConfig               *rest.Config
+	broadcaster              events.EventBroadcaster
+	clock                    clock.WithTicker
+	percentageOfNodesToScore int32
+}
+
+func defaultOptions() options {
+	return options{
+		parallelism:              parallelize.DefaultParallelism,
+		podInitialBackoff:        queue.DefaultPodInitialBackoff,
+		podMaxBackoff:            queue.DefaultPodMaxBackoff,
+		maxInUnschedulable:       queue.DefaultMaxInUnschedulable,
+		unschedulableFlush:       queue.DefaultFlushInterval,
+		clock:                    clock.RealClock{},
+		percentageOfNodesToScore: config.DefaultPercentageOfNodesToScore,
+	}
+}
+
+// WithOutOfTreeRegistry adds plugins to the in-tree registry. A name that
+// is already in-tree is an error at New.
+func WithOutOfTreeRegistry(r frameworkruntime.Registry) Option {
+	return func(o *options) { o.outOfTreeRegistry = r }
+}
+
+// WithParallelism sets how many nodes are filtered and scored at once
+// (default 16).
+func WithParallelism(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.parallelism = n
+		}
+	}
+}
+
+// WithPodBackoff sets the initial and maximum back-off of a pod that failed
+// to schedule (default 1s and 10s).
+func WithPodBackoff(initial, maxBackoff time.Duration) Option {
+	return func(o *options) { o.podInitialBackoff, o.podMaxBackoff = initial, maxBackoff }
+}
+
+// WithMaxInUnschedulable sets how long a pod waits in the unschedulable set
+// before the periodic flush retries it without any event (default 5m), and
+// how often the set is checked (default 30s).
+func WithMaxInUnschedulable(maxWait, interval time.Duration) Option {
+	return func(o *options) { o.maxInUnschedulable, o.unschedulableFlush = maxWait, interval }
+}
+
+// WithKubeConfig hands the rest config to plugins that want it.
+func WithKubeConfig(c *rest.Config) Option {
+	return func(o *options) { o.kubeConfig = c }
+}
+
+// WithEventBroadcaster sets the broadcaster whose recorders (one per
+// profile, named after its schedulerName) publish Scheduled and
+// FailedScheduling events. By default an events.k8s.io/v1 broadcaster on the
+// scheduler's client is used, started by Start.
+func WithEventBroadcaster(b events.EventBroadcaster) Option {
+	return func(o *options) { o.broadcaster = b }
+}
+
+// WithClock sets the clock of the queue (back-off and flushes).
+func WithClock(c clock.WithTicker) Option {
+	return func(o *options) { o.clock = c }
+}
+
+// WithPercentageOfNodesToScore sets the global percentage of nodes to
+// score; a profile's own value wins. 0 means adaptive, as upstream.
+func WithPercentageOfNodesToScore(p int32) Option {
+	return func(o *options) { o.percentageOfNodesToScore = p }
+}

@@ -1,0 +1,318 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	upstream "k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
+)
+
+// profileMap is the live set, keyed by schedulerName. A published map is
+// never modified; Apply and Remove publish a new one.
+type profileMap map[string]*liveProfile
+
+// liveProfile is one built framework and its lifetime.
+//
+// State machine: serving (in the map) → retired (out of the map, refs may
+// be > 0: cycles and bindings still running on it) → closed (refs reached 0:
+// plugins closed, context cancelled, informer handlers removed).
+type liveProfile struct {
+	fw        framework.Framework
+	applied   Applied
+	events    []fwk.ClusterEvent
+	cancel    context.CancelFunc
+	informers *frameworkInformers
+
+	mu      sync.Mutex
+	refs    int
+	retired bool
+	closed  bool
+}
+
+// acquire takes a reference for a cycle; it fails once the profile retired.
+func (p *liveProfile) acquire() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.retired {
+		return false
+	}
+	p.refs++
+	return true
+}
+
+func (p *liveProfile) release(logger klog.Logger) {
+	p.mu.Lock()
+	p.refs--
+	closeNow := p.retired && p.refs == 0 && !p.closed
+	if closeNow {
+		p.closed = true
+	}
+	p.mu.Unlock()
+	if closeNow {
+		p.close(logger)
+	}
+}
+
+// retire takes the profile out of service; it is closed when the last
+// reference is released (now, if there is none).
+func (p *liveProfile) retire(logger klog.Logger) {
+	p.mu.Lock()
+	p.retired = true
+	closeNow := p.refs == 0 && !p.closed
+	if closeNow {
+		p.closed = true
+	}
+	p.mu.Unlock()
+	if closeNow {
+		p.close(logger)
+	}
+}
+
+func (p *liveProfile) close(logger klog.Logger) {
+	if err := p.fw.Close(); err != nil {
+		logger.Error(err, "Closing plugins failed", "profile", p.applied.SchedulerName)
+	}
+	p.cancel()
+	p.informers.removeHandlers()
+	logger.V(2).Info("Framework closed", "profile", p.applied.SchedulerName)
+}
+
+// Apply builds a framework for p and swaps it in. See ProfileSet.
+func (s *Scheduler) Apply(ctx context.Context, p Profile) (Applied, error) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	logger := klog.FromContext(ctx)
+	if err := s.ctx.Err(); err != nil {
+		return Applied{}, errors.New("scheduler is stopped")
+	}
+	lp, err := s.build(ctx, p)
+	if err != nil {
+		return Applied{}, err
+	}
+	name := lp.applied.SchedulerName
+	if err := s.watch(ctx, lp.events); err != nil {
+		lp.retire(logger)
+		return Applied{}, err
+	}
+	if s.started.Load() {
+		// Plugins of the new framework may have asked for informers the
+		// factory has not started yet.
+		s.informerFactory.Start(s.ctx.Done())
+		s.informerFactory.WaitForCacheSync(ctx.Done())
+	}
+
+	old := *s.profiles.Load()
+	next := make(profileMap, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[name] = lp
+	s.profiles.Store(&next)
+	if err := s.queue.SetProfile(ctx, name, lp.fw); err != nil {
+		// Events were computed from the same framework in build; this only
+		// fails if a plugin answers differently the second time.
+		logger.Error(err, "Queue refused profile", "profile", name)
+	}
+	if prev := old[name]; prev != nil {
+		prev.retire(logger)
+		logger.V(2).Info("Profile replaced", "profile", name, "plugins", lp.applied.Plugins)
+	} else {
+		logger.V(2).Info("Profile added", "profile", name, "plugins", lp.applied.Plugins)
+		if s.started.Load() {
+			s.enqueuePending(ctx, name)
+		}
+	}
+	return lp.applied, nil
+}
+
+// Validate builds a framework for p and closes it again. See ProfileSet.
+func (s *Scheduler) Validate(ctx context.Context, p Profile) (Applied, error) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	lp, err := s.build(ctx, p)
+	if err != nil {
+		return Applied{}, err
+	}
+	lp.retire(klog.FromContext(ctx))
+	return lp.applied, nil
+}
+
+// Remove stops serving schedulerName. See ProfileSet.
+func (s *Scheduler) Remove(ctx context.Context, schedulerName string) bool {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	logger := klog.FromContext(ctx)
+	old := *s.profiles.Load()
+	prev, ok := old[schedulerName]
+	if !ok {
+		return false
+	}
+	dropped := s.queue.RemoveProfile(schedulerName)
+	next := make(profileMap, len(old))
+	for k, v := range old {
+		if k != schedulerName {
+			next[k] = v
+		}
+	}
+	s.profiles.Store(&next)
+	prev.retire(logger)
+	logger.V(2).Info("Profile removed", "profile", schedulerName, "droppedPods", dropped)
+	return true
+}
+
+// Serving reports whether a framework serves schedulerName now.
+func (s *Scheduler) Serving(schedulerName string) bool {
+	_, ok := (*s.profiles.Load())[schedulerName]
+	return ok
+}
+
+// acquireProfile returns the live profile for name with a reference taken,
+// or nil when none serves it.
+func (s *Scheduler) acquireProfile(name string) *liveProfile {
+	for {
+		p, ok := (*s.profiles.Load())[name]
+		if !ok {
+			return nil
+		}
+		if p.acquire() {
+			return p
+		}
+		// Retired between the load and the acquire: the replacement is
+		// already published, look again.
+	}
+}
+
+// build creates the framework for p. The caller holds applyMu.
+func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) {
+	logger := klog.FromContext(ctx)
+	prof := p.Config.DeepCopy()
+	name := prof.SchedulerName
+	if name == "" {
+		return nil, errors.New("profile has no schedulerName")
+	}
+	extenders, names, ignored, err := buildExtenders(p.Extenders)
+	if err != nil {
+		return nil, fmt.Errorf("extenders: %w", err)
+	}
+	if len(ignored) > 0 {
+		if err := setIgnoredResources(prof, ignored); err != nil {
+			return nil, err
+		}
+	}
+	fctx, cancel := context.WithCancel(s.ctx)
+	fctx = klog.NewContext(fctx, logger.WithValues("profile", name))
+	fi := newFrameworkInformers(s.informerFactory)
+	opts := append([]frameworkruntime.Option{
+		frameworkruntime.WithClientSet(s.client),
+		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
+		frameworkruntime.WithInformerFactory(fi),
+		frameworkruntime.WithSnapshotSharedLister(s.snapshot),
+		frameworkruntime.WithMutableSnapshotLister(s.snapshot),
+		frameworkruntime.WithParallelism(s.opts.parallelism),
+		frameworkruntime.WithExtenders(extenders),
+		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
+		frameworkruntime.WithPodNominator(s.queue),
+		frameworkruntime.WithPodActivator(s.queue),
+		frameworkruntime.WithPodGroupManager(s.cache),
+		frameworkruntime.WithEventRecorder(s.broadcaster.NewRecorder(scheme.Scheme, name)),
+	}, s.sharedHandles...)
+	fw, err := frameworkruntime.NewFramework(fctx, s.registry, prof, opts...)
+	if err != nil {
+		cancel()
+		fi.removeHandlers()
+		return nil, fmt.Errorf("building framework for %q: %w", name, err)
+	}
+	lp := &liveProfile{
+		fw:        fw,
+		cancel:    cancel,
+		informers: fi,
+		applied: Applied{
+			SchedulerName: name,
+			Plugins:       fw.ListPlugins(),
+			Extenders:     names,
+		},
+	}
+	lp.events, err = queue.Events(fctx, fw)
+	if err != nil {
+		lp.retire(logger)
+		return nil, fmt.Errorf("registering events for %q: %w", name, err)
+	}
+	return lp, nil
+}
+
+// buildExtenders creates the HTTP extenders of a profile, ignorable ones
+// last (as upstream), and returns the extended resources they ask the
+// scheduler to ignore.
+func buildExtenders(cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
+	var out, ignorable []fwk.Extender
+	var names, ignored []string
+	for i := range cfgs {
+		c := cfgs[i]
+		e, err := upstream.NewHTTPExtender(&c)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("extender %s: %w", c.URLPrefix, err)
+		}
+		if e.IsIgnorable() {
+			ignorable = append(ignorable, e)
+		} else {
+			out = append(out, e)
+		}
+		names = append(names, e.Name())
+		for _, r := range c.ManagedResources {
+			if r.IgnoredByScheduler {
+				ignored = append(ignored, r.Name)
+			}
+		}
+	}
+	return append(out, ignorable...), names, ignored, nil
+}
+
+// setIgnoredResources tells NodeResourcesFit to ignore the resources the
+// profile's extenders manage, as upstream does for its global extenders.
+func setIgnoredResources(prof *config.KubeSchedulerProfile, ignored []string) error {
+	for i := range prof.PluginConfig {
+		if prof.PluginConfig[i].Name != noderesources.Name {
+			continue
+		}
+		args, ok := prof.PluginConfig[i].Args.(*config.NodeResourcesFitArgs)
+		if !ok {
+			return fmt.Errorf("want args of %s to be NodeResourcesFitArgs, got %T", noderesources.Name, prof.PluginConfig[i].Args)
+		}
+		args.IgnoredResources = ignored
+		return nil
+	}
+	return fmt.Errorf("can't find NodeResourcesFitArgs in plugin config")
+}
+
+// enqueuePending queues the pending pods of a profile that just appeared.
+func (s *Scheduler) enqueuePending(ctx context.Context, name string) {
+	pods, err := s.podLister.List(labels.Everything())
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Listing pods failed")
+		return
+	}
+	n := 0
+	for _, pod := range pods {
+		if pod.Spec.SchedulerName != name || pod.Spec.NodeName != "" ||
+			pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+			continue
+		}
+		if s.queue.Add(ctx, pod) {
+			n++
+		}
+	}
+	klog.FromContext(ctx).V(2).Info("Queued pending pods of profile", "profile", name, "pods", n)
+}

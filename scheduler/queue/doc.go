@@ -1,0 +1,12 @@
+// Package queue holds the pods waiting to be scheduled, per profile.
+//
+// The queue knows that profiles come and go: each served schedulerName has
+// its own active heap ordered by that profile's QueueSort plugin, its own
+// PreEnqueue plugins and its own queueing hints, and all of them can be
+// replaced while pods wait. Pods share one back-off heap and one
+// unschedulable set. The queue also implements the framework's PodNominator
+// and PodActivator.
+//
+// It must never hold a pod whose schedulerName no profile serves: Add ignores
+// such pods and RemoveProfile drops every pod of the removed profile.
+package queue

@@ -1,0 +1,289 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/informers/internalinterfaces"
+	"k8s.io/client-go/kubernetes"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
+)
+
+// Scheduler schedules pods with the profiles applied to it.
+//
+// Goroutines: one scheduling loop (scheduleOne, which alone touches
+// nextStartNodeIndex and runs UpdateSnapshot), one binding goroutine per
+// assumed pod, the queue's two flushers, and informer handlers.
+//
+// Locks: applyMu serializes Apply, Validate and Remove; the live profile set
+// is an immutable map behind an atomic pointer, read once per cycle. The
+// cache and the queue have their own locks and survive every swap.
+type Scheduler struct {
+	client          kubernetes.Interface
+	informerFactory informers.SharedInformerFactory
+	podLister       listersv1.PodLister
+	opts            options
+	registry        frameworkruntime.Registry
+
+	cache           internalcache.Cache
+	snapshot        *internalcache.Snapshot
+	queue           *queue.Queue
+	metricsRecorder *metrics.MetricAsyncRecorder
+	broadcaster     events.EventBroadcaster
+	ownBroadcaster  bool
+	// sharedHandles are the framework options every profile gets: waiting
+	// pods, pods in pre-bind, DRA and CSI managers.
+	sharedHandles []frameworkruntime.Option
+
+	draManager           *dynamicresources.DefaultDRAManager
+	resourceClaimCache   *assumecache.AssumeCache
+	resourceSliceTracker *resourceslicetracker.Tracker
+
+	// ctx lives as long as the scheduler; frameworks derive theirs from it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	applyMu  sync.Mutex
+	profiles atomic.Pointer[profileMap]
+
+	watchMu  sync.Mutex
+	watched  map[fwk.EventResource]bool
+	handlers []cache.ResourceEventHandlerRegistration
+
+	started atomic.Bool
+	// running counts binding goroutines and the scheduling loop.
+	running sync.WaitGroup
+
+	nextStartNodeIndex int
+}
+
+var (
+	_ ProfileSet                     = &Scheduler{}
+	_ manager.Runnable               = &Scheduler{}
+	_ manager.LeaderElectionRunnable = &Scheduler{}
+)
+
+// New returns a scheduler serving no profile. Apply profiles before or after
+// Start. The informer factory is shared; New registers the pod and node
+// handlers on it, and Start starts it.
+func New(client kubernetes.Interface, informerFactory informers.SharedInformerFactory, opts ...Option) (*Scheduler, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	registry := frameworkplugins.NewInTreeRegistry()
+	if err := registry.Merge(o.outOfTreeRegistry); err != nil {
+		return nil, fmt.Errorf("merging out-of-tree plugins: %w", err)
+	}
+	metrics.Register()
+	registerMetricsOnControllerRuntime()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Scheduler{
+		client:          client,
+		informerFactory: informerFactory,
+		opts:            o,
+		registry:        registry,
+		snapshot:        internalcache.NewEmptySnapshot(),
+		metricsRecorder: metrics.NewMetricsAsyncRecorder(1000, time.Second, ctx.Done()),
+		ctx:             ctx,
+		cancel:          cancel,
+		watched:         make(map[fwk.EventResource]bool),
+	}
+	empty := profileMap{}
+	s.profiles.Store(&empty)
+
+	// Like upstream, the scheduler watches only non-terminal pods.
+	informerFactory.InformerFor(&v1.Pod{}, newPodInformer)
+	s.podLister = informerFactory.Core().V1().Pods().Lister()
+
+	s.broadcaster = o.broadcaster
+	if s.broadcaster == nil {
+		s.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+		s.ownBroadcaster = true
+	}
+
+	s.queue = queue.New(
+		queue.WithClock(o.clock),
+		queue.WithPodBackoff(o.podInitialBackoff, o.podMaxBackoff),
+		queue.WithMaxInUnschedulable(o.maxInUnschedulable, o.unschedulableFlush),
+		queue.WithPodLister(s.podLister),
+	)
+
+	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
+		logger := klog.FromContext(ctx)
+		claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
+		s.resourceClaimCache = assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
+		trackerOpts := resourceslicetracker.Options{
+			EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
+			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
+			SliceInformer:            informerFactory.Resource().V1().ResourceSlices(),
+			KubeClient:               client,
+		}
+		if trackerOpts.EnableDeviceTaintRules {
+			trackerOpts.TaintInformer = informerFactory.Resource().V1().DeviceTaintRules()
+		}
+		tracker, err := resourceslicetracker.StartTracker(ctx, trackerOpts)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("starting resource slice tracker: %w", err)
+		}
+		s.resourceSliceTracker = tracker
+		s.draManager = dynamicresources.NewDRAManager(ctx, s.resourceClaimCache, tracker, informerFactory)
+	}
+	s.cache = internalcache.New(ctx, nil,
+		utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
+		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+
+	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
+	s.sharedHandles = []frameworkruntime.Option{
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithSharedCSIManager(csiManager),
+	}
+	if s.draManager != nil {
+		s.sharedHandles = append(s.sharedHandles, frameworkruntime.WithSharedDRAManager(s.draManager))
+	}
+
+	if err := s.addPodAndNodeHandlers(); err != nil {
+		cancel()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newPodInformer watches only pods that are not terminal and drops their
+// managed fields, as upstream kube-scheduler does.
+func newPodInformer(cs kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+	selector := fmt.Sprintf("status.phase!=%v,status.phase!=%v", v1.PodSucceeded, v1.PodFailed)
+	informer := coreinformers.NewPodInformerWithOptions(cs, metav1.NamespaceAll, internalinterfaces.InformerOptions{
+		ResyncPeriod:     resync,
+		Indexers:         cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		TweakListOptions: func(o *metav1.ListOptions) { o.FieldSelector = selector },
+	})
+	_ = informer.SetTransform(func(obj interface{}) (interface{}, error) {
+		if a, err := meta.Accessor(obj); err == nil && a.GetManagedFields() != nil {
+			a.SetManagedFields(nil)
+		}
+		return obj, nil
+	})
+	return informer
+}
+
+// NeedLeaderElection reports that only the leader schedules.
+func (s *Scheduler) NeedLeaderElection() bool { return true }
+
+// HasSynced reports whether Start ran and every informer the scheduler
+// handles has synced.
+func (s *Scheduler) HasSynced() bool {
+	if !s.started.Load() {
+		return false
+	}
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	for _, h := range s.handlers {
+		if !h.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// Start runs the scheduler until ctx is done. It starts the informer
+// factory, waits for the caches, then schedules. On return every profile is
+// closed and every binding goroutine has finished.
+func (s *Scheduler) Start(ctx context.Context) error {
+	if !s.started.CompareAndSwap(false, true) {
+		return errors.New("scheduler already started")
+	}
+	logger := klog.FromContext(ctx)
+	stopLifetime := context.AfterFunc(ctx, s.cancel)
+	defer stopLifetime()
+	defer s.cancel()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	if s.ownBroadcaster {
+		s.broadcaster.StartRecordingToSink(s.ctx.Done())
+		defer s.broadcaster.Shutdown()
+	}
+	s.informerFactory.Start(s.ctx.Done())
+	s.watchMu.Lock()
+	synced := make([]cache.InformerSynced, 0, len(s.handlers))
+	for _, h := range s.handlers {
+		synced = append(synced, h.HasSynced)
+	}
+	s.watchMu.Unlock()
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		s.shutdown(logger)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.New("informer caches did not sync")
+	}
+	logger.Info("Scheduler caches synced, scheduling")
+	// Pods listed before a profile was applied are queued now.
+	for name := range *s.profiles.Load() {
+		s.enqueuePending(ctx, name)
+	}
+
+	s.queue.Run(ctx)
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		for ctx.Err() == nil {
+			s.scheduleOne(ctx)
+		}
+	}()
+	<-ctx.Done()
+	s.queue.Close()
+	s.shutdown(logger)
+	return nil
+}
+
+// shutdown waits for the scheduling loop and the binding goroutines, then
+// closes every framework.
+func (s *Scheduler) shutdown(logger klog.Logger) {
+	s.cancel()
+	s.running.Wait()
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	old := s.profiles.Load()
+	empty := profileMap{}
+	s.profiles.Store(&empty)
+	for _, p := range *old {
+		p.retire(logger)
+	}
+}
+
+// Queue exposes the scheduling queue (read-only use: tests, debugging).
+func (s *Scheduler) Queue() *queue.Queue { return s.queue }
+
+// Cache exposes the scheduler cache (read-only use: tests, debugging).
+func (s *Scheduler) Cache() internalcache.Cache { return s.cache }
