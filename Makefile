@@ -16,6 +16,8 @@ ENVTEST_STAMP := $(K8SBIN)/.versions-$(K8S_VERSION)-$(ETCD_VERSION)
 
 CONTROLLER_GEN := $(GO) tool controller-gen
 
+-include hack/*.mk
+
 .PHONY: all
 all: build
 

@@ -1,0 +1,180 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+)
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	env *envtest.Environment
+	// Config is an admin rest config for the control plane.
+	Config *rest.Config
+	// Kubeconfig is the path of the admin kubeconfig written for kubectl.
+	Kubeconfig string
+	// Kubectl is the path of the kubectl binary that matches the server.
+	Kubectl string
+}
+
+// Start starts etcd and kube-apiserver from the local binaries, installs the
+// CRDs and writes an admin kubeconfig to kubeconfigPath.
+func Start(kubeconfigPath string) (*Cluster, error) {
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{env: env, Config: cfg, Kubectl: filepath.Join(env.BinaryAssetsDirectory, "kubectl")}
+	user, err := env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	if err := os.MkdirAll(filepath.Dir(kubeconfigPath), 0o700); err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	c.Kubeconfig = kubeconfigPath
+	return c, nil
+}
+
+// Stop stops the control plane and every process it started.
+func (c *Cluster) Stop() error {
+	return c.env.Stop()
+}
+
+// NodeSpec describes one node of the local cluster.
+type NodeSpec struct {
+	Name   string
+	Zone   string
+	CPU    string
+	Memory string
+	Pods   string
+}
+
+// DefaultNodes are six nodes in three zones, sized like common cloud VMs.
+func DefaultNodes() []NodeSpec {
+	return []NodeSpec{
+		{Name: "node-a1", Zone: "zone-a", CPU: "4", Memory: "16Gi", Pods: "110"},
+		{Name: "node-a2", Zone: "zone-a", CPU: "8", Memory: "32Gi", Pods: "110"},
+		{Name: "node-b1", Zone: "zone-b", CPU: "4", Memory: "16Gi", Pods: "110"},
+		{Name: "node-b2", Zone: "zone-b", CPU: "8", Memory: "32Gi", Pods: "110"},
+		{Name: "node-c1", Zone: "zone-c", CPU: "4", Memory: "16Gi", Pods: "110"},
+		{Name: "node-c2", Zone: "", CPU: "16", Memory: "64Gi", Pods: "110"},
+	}
+}
+
+// Node returns a Ready node object for spec.
+func Node(spec NodeSpec) *corev1.Node {
+	labels := map[string]string{
+		corev1.LabelHostname:   spec.Name,
+		corev1.LabelOSStable:   "linux",
+		corev1.LabelArchStable: "amd64",
+	}
+	if spec.Zone != "" {
+		labels[corev1.LabelTopologyZone] = spec.Zone
+		labels[corev1.LabelTopologyRegion] = "local"
+	}
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(spec.CPU),
+		corev1.ResourceMemory: resource.MustParse(spec.Memory),
+		corev1.ResourcePods:   resource.MustParse(spec.Pods),
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: spec.Name, Labels: labels},
+		Status: corev1.NodeStatus{
+			Capacity:    capacity,
+			Allocatable: capacity.DeepCopy(),
+			Phase:       corev1.NodeRunning,
+			Conditions: []corev1.NodeCondition{{
+				Type:               corev1.NodeReady,
+				Status:             corev1.ConditionTrue,
+				Reason:             "KubeletReady",
+				Message:            "local mode node, no kubelet behind it",
+				LastHeartbeatTime:  metav1.Now(),
+				LastTransitionTime: metav1.Now(),
+			}},
+		},
+	}
+}
+
+// CreateNodes creates the nodes (and their status, through the status
+// subresource); nodes that already exist are left alone.
+func CreateNodes(ctx context.Context, c client.Client, specs []NodeSpec) error {
+	for _, spec := range specs {
+		node := Node(spec)
+		status := node.Status
+		if err := c.Create(ctx, node); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				continue
+			}
+			return fmt.Errorf("creating node %s: %w", spec.Name, err)
+		}
+		node.Status = status
+		if err := c.Status().Update(ctx, node); err != nil {
+			return fmt.Errorf("setting status of node %s: %w", spec.Name, err)
+		}
+	}
+	return nil
+}
+
+// ApplyDir server-side applies every YAML document of every *.yaml file in
+// dir, ExtenderConfigs first so profiles find their extenders.
+func ApplyDir(ctx context.Context, c client.Client, dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			objs = append(objs, u)
+		}
+	}
+	sort.SliceStable(objs, func(i, j int) bool {
+		return objs[i].GetKind() == "ExtenderConfig" && objs[j].GetKind() != "ExtenderConfig"
+	})
+	var applied []string
+	for _, u := range objs {
+		if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("local-mode"), client.ForceOwnership); err != nil {
+			return applied, fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		applied = append(applied, u.GetKind()+"/"+u.GetName())
+	}
+	return applied, nil
+}

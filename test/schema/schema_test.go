@@ -1,0 +1,177 @@
+package schema
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+)
+
+// object decodes one YAML document into an unstructured object.
+func object(doc string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	ExpectWithOffset(1, yaml.Unmarshal([]byte(doc), &u.Object)).To(Succeed())
+	return u
+}
+
+func create(doc string) error {
+	u := object(doc)
+	err := k8s.Create(ctx, u, client.DryRunAll)
+	return err
+}
+
+const profileHead = `
+apiVersion: scheduling.profilescheduler.io/v1alpha1
+kind: SchedulerProfile
+metadata:
+  name: invalid
+spec:
+`
+
+const extenderHead = `
+apiVersion: scheduling.profilescheduler.io/v1alpha1
+kind: ExtenderConfig
+metadata:
+  name: invalid
+spec:
+`
+
+var _ = Describe("samples", func() {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		panic(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "config", "samples", "*.yaml"))
+	if err != nil {
+		panic(err)
+	}
+
+	It("has at least the bin-packing, spread and extender samples", func() {
+		var names []string
+		for _, f := range files {
+			names = append(names, filepath.Base(f))
+		}
+		Expect(names).To(ContainElements(
+			"scheduling_v1alpha1_schedulerprofile_bin-packing.yaml",
+			"scheduling_v1alpha1_schedulerprofile_spread.yaml",
+			"scheduling_v1alpha1_schedulerprofile_with-extender.yaml",
+			"scheduling_v1alpha1_extenderconfig_gpu-filter.yaml",
+		))
+	})
+
+	for _, f := range files {
+		It("accepts "+filepath.Base(f), func() {
+			data, err := os.ReadFile(f)
+			Expect(err).NotTo(HaveOccurred())
+			for _, doc := range strings.Split(string(data), "\n---\n") {
+				if strings.TrimSpace(doc) == "" {
+					continue
+				}
+				u := object(doc)
+				Expect(k8s.Create(ctx, u)).To(Succeed())
+				DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, u))).To(Succeed()) })
+			}
+		})
+	}
+})
+
+var _ = Describe("SchedulerProfile schema", func() {
+	DescribeTable("refuses invalid input, naming the field",
+		func(spec string, wantField string, wantMessage string) {
+			err := create(profileHead + spec)
+			Expect(err).To(HaveOccurred())
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+			Expect(err.Error()).To(ContainSubstring(wantField))
+			Expect(err.Error()).To(ContainSubstring(wantMessage))
+		},
+		Entry("score weight above 100", `
+  plugins:
+    score:
+      enabled:
+        - name: NodeResourcesFit
+          weight: 101`, "spec.plugins.score.enabled[0].weight", "less than or equal to 100"),
+		Entry("negative score weight", `
+  plugins:
+    score:
+      enabled:
+        - name: NodeResourcesFit
+          weight: -1`, "spec.plugins.score.enabled[0].weight", "greater than or equal to 0"),
+		Entry("percentageOfNodesToScore above 100", `
+  percentageOfNodesToScore: 101`, "spec.percentageOfNodesToScore", "less than or equal to 100"),
+		Entry("negative percentageOfNodesToScore", `
+  percentageOfNodesToScore: -5`, "spec.percentageOfNodesToScore", "greater than or equal to 0"),
+		Entry("two queueSort plugins", `
+  plugins:
+    queueSort:
+      enabled:
+        - name: PrioritySort
+        - name: OtherSort`, "spec.plugins", "at most one queueSort plugin may be enabled"),
+		Entry("empty plugin name", `
+  plugins:
+    filter:
+      enabled:
+        - name: ""`, "spec.plugins.filter.enabled[0].name", "at least 1 chars long"),
+		Entry("blank plugin name", `
+  plugins:
+    filter:
+      enabled:
+        - name: "  "`, "spec.plugins.filter.enabled[0].name", "plugin name must not be blank"),
+		Entry("empty pluginConfig name", `
+  pluginConfig:
+    - name: ""
+      args: {}`, "spec.pluginConfig[0].name", "at least 1 chars long"),
+		Entry("schedulerName not a DNS name", `
+  schedulerName: "Bin Packing"`, "spec.schedulerName", "should match"),
+		Entry("duplicate extender reference", `
+  extenders: [a, a]`, "spec.extenders[1]", "Duplicate value"),
+	)
+})
+
+var _ = Describe("ExtenderConfig schema", func() {
+	DescribeTable("refuses invalid input, naming the field",
+		func(spec string, wantField string, wantMessage string) {
+			err := create(extenderHead + spec)
+			Expect(err).To(HaveOccurred())
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+			Expect(err.Error()).To(ContainSubstring(wantField))
+			Expect(err.Error()).To(ContainSubstring(wantMessage))
+		},
+		Entry("non-http urlPrefix", `
+  urlPrefix: ftp://example.com/scheduler`, "spec.urlPrefix", "urlPrefix must start with http:// or https://"),
+		Entry("missing urlPrefix", `
+  filterVerb: filter`, "spec.urlPrefix", "Required value"),
+		Entry("weight above 100", `
+  urlPrefix: http://127.0.0.1:8888
+  prioritizeVerb: prioritize
+  weight: 1000`, "spec.weight", "less than or equal to 100"),
+		Entry("prioritize without weight", `
+  urlPrefix: http://127.0.0.1:8888
+  prioritizeVerb: prioritize`, "spec", "weight must be positive when prioritizeVerb is set"),
+		Entry("zero timeout", `
+  urlPrefix: http://127.0.0.1:8888
+  httpTimeout: 0s`, "spec.httpTimeout", "httpTimeout must be greater than 0s and at most 5m"),
+		Entry("timeout above 5m", `
+  urlPrefix: http://127.0.0.1:8888
+  httpTimeout: 10m`, "spec.httpTimeout", "httpTimeout must be greater than 0s and at most 5m"),
+		Entry("verb with a space", `
+  urlPrefix: http://127.0.0.1:8888
+  filterVerb: "filter nodes"`, "spec.filterVerb", "should match"),
+		Entry("tls without https", `
+  urlPrefix: http://127.0.0.1:8888
+  tlsConfig:
+    insecure: true`, "spec", "tlsConfig needs an https urlPrefix or enableHTTPS"),
+		Entry("secretRef without namespace", `
+  urlPrefix: https://127.0.0.1:8888
+  tlsConfig:
+    secretRef:
+      name: ca`, "spec.tlsConfig.secretRef.namespace", "Required value"),
+	)
+})
