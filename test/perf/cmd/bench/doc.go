@@ -1,0 +1,7 @@
+// Command bench runs the scheduler benchmark: upstream kube-scheduler and
+// profile-scheduler, one after the other, on the same local control plane,
+// the same nodes and pods and the same profile, and writes a Markdown
+// report, its JSON and a chart of the profile-swap storm into
+// bench/results/<timestamp>/. `make bench` builds what it needs and runs it;
+// `bench -h` lists the knobs (scale, cases, parameters, client QPS).
+package main

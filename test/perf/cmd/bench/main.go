@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/report"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+)
+
+type options struct {
+	scale, cases, schedulers, out, workloadsDir string
+	kubeScheduler, profileScheduler, oursArgs   string
+	schedulerName                               string
+	qps                                         float64
+	burst, parallelism, workers                 int
+	stall                                       time.Duration
+	set                                         multiFlag
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.scale, "scale", envOr("BENCH_SCALE", workloads.ScaleDefault), "parameter set: default, or small for a quick run ($BENCH_SCALE)")
+	flag.StringVar(&o.cases, "cases", envOr("BENCH_CASES", ""), "comma-separated cases to run, all when empty ($BENCH_CASES)")
+	flag.StringVar(&o.schedulers, "schedulers", envOr("BENCH_SCHEDULERS", harness.Upstream+","+harness.Ours), "schedulers to run, in order ($BENCH_SCHEDULERS)")
+	flag.StringVar(&o.out, "out", "bench/results", "results directory (a timestamped directory is made inside)")
+	flag.StringVar(&o.workloadsDir, "workloads", "", "directory of case files and templates/ (default: the ones built in)")
+	flag.StringVar(&o.kubeScheduler, "kube-scheduler", "bin/kube-scheduler", "upstream kube-scheduler binary")
+	flag.StringVar(&o.profileScheduler, "profile-scheduler", "bin/profile-scheduler", "profile-scheduler binary")
+	flag.StringVar(&o.oursArgs, "ours-args", envOr("BENCH_OURS_ARGS", ""), "extra flags for profile-scheduler, space-separated ($BENCH_OURS_ARGS)")
+	flag.StringVar(&o.schedulerName, "scheduler-name", "bench", "schedulerName of the profile and the pods")
+	flag.Float64Var(&o.qps, "qps", 5000, "client QPS of both schedulers and of the harness")
+	flag.IntVar(&o.burst, "burst", 5000, "client burst of both schedulers and of the harness")
+	flag.IntVar(&o.parallelism, "parallelism", 16, "parallelism of both schedulers")
+	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
+	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
+	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
+	flag.Parse()
+	if env := os.Getenv("BENCH_SET"); env != "" {
+		o.set = append(o.set, strings.Fields(env)...)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return err
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(root, p)
+	}
+	var fsys fs.FS = workloads.Embedded
+	if o.workloadsDir != "" {
+		fsys = os.DirFS(o.workloadsDir)
+	}
+	all, err := workloads.Load(fsys)
+	if err != nil {
+		return err
+	}
+	cases, err := selectCases(all, o.cases)
+	if err != nil {
+		return err
+	}
+	overrides, err := parseSet(o.set)
+	if err != nil {
+		return err
+	}
+	scheds := strings.Split(o.schedulers, ",")
+	for _, s := range scheds {
+		if s != harness.Upstream && s != harness.Ours {
+			return fmt.Errorf("unknown scheduler %q (want %s or %s)", s, harness.Upstream, harness.Ours)
+		}
+	}
+	bins := map[string]string{harness.Upstream: abs(o.kubeScheduler), harness.Ours: abs(o.profileScheduler)}
+	for _, s := range scheds {
+		if _, err := os.Stat(bins[s]); err != nil {
+			return fmt.Errorf("%s binary: %w (run `make bench`, which builds it)", s, err)
+		}
+	}
+
+	started := time.Now()
+	dir := filepath.Join(abs(o.out), started.UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	logFile, err := os.Create(filepath.Join(dir, "bench.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	logger := log.New(io.MultiWriter(os.Stdout, logFile), "", log.Ltime)
+	logger.Printf("results in %s", dir)
+
+	settings := harness.Settings{QPS: float32(o.qps), Burst: o.burst, Parallelism: o.parallelism, SchedulerName: o.schedulerName}
+	rep := &report.Report{
+		Started:   started,
+		Machine:   report.ThisMachine(),
+		Scale:     o.scale,
+		Settings:  settings,
+		Params:    map[string]map[string]int{},
+		Agreement: map[string]stats.Agreement{},
+	}
+	vals := map[string]map[string]int{}
+	for _, c := range cases {
+		v, err := c.Values(o.scale, overrides[c.Name])
+		if err != nil {
+			return err
+		}
+		vals[c.Name], rep.Params[c.Name] = v, v
+	}
+	for name := range overrides {
+		if !slices.ContainsFunc(cases, func(c *workloads.Case) bool { return c.Name == name }) {
+			return fmt.Errorf("-set names case %q, which is not selected", name)
+		}
+	}
+
+	logger.Printf("starting the control plane")
+	cp, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			logger.Printf("stopping the control plane: %v", err)
+		}
+	}()
+	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger}
+	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings}
+	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
+		Client: cp.Client, ExtraArgs: strings.Fields(o.oursArgs)}
+	byName := map[string]harness.Scheduler{harness.Upstream: up, harness.Ours: ours}
+
+	var failures []error
+	write := func() error {
+		rep.Finished = time.Now()
+		return writeReport(rep, dir)
+	}
+	for _, c := range cases {
+		placements := map[string]map[string]string{}
+		for _, s := range scheds {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(failures, err, write())...)
+			}
+			sched := byName[s]
+			tag := c.Name
+			up.SetRun(tag)
+			ours.SetRun(tag)
+			if c.Swap != nil {
+				run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
+				rep.Swaps = append(rep.Swaps, run)
+				if err != nil {
+					logger.Printf("swap/%s: %v", s, err)
+					failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
+				}
+			} else {
+				run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName)
+				rep.Runs = append(rep.Runs, run)
+				if err != nil {
+					logger.Printf("%s/%s: %v", c.Name, s, err)
+					failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
+				}
+				placements[s] = run.Placement
+			}
+			if err := write(); err != nil {
+				return err
+			}
+		}
+		if c.Agreement && placements[harness.Upstream] != nil && placements[harness.Ours] != nil {
+			a := stats.Compare(placements[harness.Upstream], placements[harness.Ours])
+			rep.Agreement[c.Name] = a
+			logger.Printf("%s: placement agreement %.1f%% (%d of %d)", c.Name, 100*a.Share(), a.Same, a.Compared)
+		}
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err == nil {
+		fmt.Println()
+		fmt.Print(string(md))
+	}
+	logger.Printf("report: %s", filepath.Join(dir, "report.md"))
+	return errors.Join(failures...)
+}
+
+func writeReport(rep *report.Report, dir string) error {
+	jf, err := os.Create(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(rep.WriteJSON(jf), jf.Close()); err != nil {
+		return err
+	}
+	mf, err := os.Create(filepath.Join(dir, "report.md"))
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(rep.WriteMarkdown(mf), mf.Close()); err != nil {
+		return err
+	}
+	if len(rep.Swaps) > 0 {
+		return report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg"))
+	}
+	return nil
+}
+
+func selectCases(all []*workloads.Case, list string) ([]*workloads.Case, error) {
+	if list == "" {
+		return all, nil
+	}
+	var out []*workloads.Case
+	for _, name := range strings.Split(list, ",") {
+		i := slices.IndexFunc(all, func(c *workloads.Case) bool { return c.Name == name })
+		if i < 0 {
+			var names []string
+			for _, c := range all {
+				names = append(names, c.Name)
+			}
+			return nil, fmt.Errorf("unknown case %q (have %s)", name, strings.Join(names, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// parseSet reads case.param=value overrides.
+func parseSet(set []string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	for _, s := range set {
+		k, v, ok := strings.Cut(s, "=")
+		c, p, ok2 := strings.Cut(k, ".")
+		n, err := strconv.Atoi(v)
+		if !ok || !ok2 || err != nil {
+			return nil, fmt.Errorf("-set %q: want case.param=integer", s)
+		}
+		if out[c] == nil {
+			out[c] = map[string]int{}
+		}
+		out[c][p] = n
+	}
+	return out, nil
+}

@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// ControlPlane is the local etcd and kube-apiserver every run shares.
+type ControlPlane struct {
+	env *envtest.Environment
+	// Kubeconfig is a file the scheduler processes use (admin credentials).
+	Kubeconfig string
+	// Core is the harness's client for nodes, pods and namespaces.
+	Core kubernetes.Interface
+	// Client reads and writes SchedulerProfiles.
+	Client client.WithWatch
+}
+
+// StartControlPlane starts etcd and kube-apiserver from bin/k8s (or
+// $KUBEBUILDER_ASSETS) with the project's CRDs installed, and writes a
+// kubeconfig for them into dir. The harness's own clients get qps/burst.
+func StartControlPlane(dir string, qps float32, burst int) (*ControlPlane, error) {
+	env, cfg, err := testenv.Start()
+	if err != nil {
+		return nil, err
+	}
+	cp := &ControlPlane{env: env, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	if err := writeKubeconfig(cfg, cp.Kubeconfig); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	core := rest.CopyConfig(cfg)
+	core.QPS, core.Burst = qps, burst
+	core.ContentType = "application/vnd.kubernetes.protobuf"
+	core.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	if cp.Core, err = kubernetes.NewForConfig(core); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	crCfg := rest.CopyConfig(cfg)
+	crCfg.QPS, crCfg.Burst = qps, burst
+	if cp.Client, err = client.NewWithWatch(crCfg, client.Options{Scheme: scheme}); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return cp, nil
+}
+
+// Stop stops kube-apiserver and etcd.
+func (cp *ControlPlane) Stop() error {
+	if cp == nil || cp.env == nil {
+		return nil
+	}
+	return cp.env.Stop()
+}
+
+func writeKubeconfig(cfg *rest.Config, path string) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["bench"] = &clientcmdapi.Cluster{
+		Server:                   cfg.Host,
+		CertificateAuthorityData: cfg.CAData,
+	}
+	kc.AuthInfos["bench"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData,
+		ClientKeyData:         cfg.KeyData,
+		Token:                 cfg.BearerToken,
+	}
+	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
+	kc.CurrentContext = "bench"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// freePort asks the kernel for a free TCP port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(port)
+}
+
+// checkContext returns ctx's error with a word on what was interrupted.
+func checkContext(ctx context.Context, what string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+// Package harness runs the benchmark's workloads against real scheduler
+// processes on one local control plane: it creates the nodes and pods a
+// case describes, watches every pod from creation to bind, samples the
+// scheduler process's CPU time and peak memory from /proc, and drives the
+// profile-swap storm (a SchedulerProfile update for profile-scheduler, a
+// restart with a new configuration file for kube-scheduler).
+//
+// Each scheduler runs as its own process, one at a time, on fresh objects
+// (a new namespace, nodes deleted and recreated with the same names). The
+// harness never schedules anything itself and never leaves a process
+// running: every process it starts is stopped before a run returns.
+package harness

@@ -1,0 +1,167 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100
+// on every Linux architecture the benchmark runs on).
+const userHZ = 100
+
+// Process is a scheduler process started by the harness.
+type Process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+	log  *os.File
+	// last usage read while the process was alive.
+	last Usage
+}
+
+// Usage is what a process consumed.
+type Usage struct {
+	// CPUSeconds is user plus system time.
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// PeakRSSBytes is the high-water mark of the resident set (VmHWM).
+	PeakRSSBytes int64 `json:"peakRSSBytes"`
+}
+
+// StartProcess runs bin with args, its output appended to logPath, in its
+// own process group.
+func StartProcess(bin string, args []string, logPath string) (*Process, error) {
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f, "# %s %s\n", bin, strings.Join(args, " "))
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	p := &Process{cmd: cmd, done: make(chan struct{}), log: f}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// PID of the process.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Exited reports whether the process has ended, and how.
+func (p *Process) Exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// Usage reads the process's CPU time and peak RSS from /proc. After the
+// process ended it returns the last values read.
+func (p *Process) Usage() Usage {
+	if exited, _ := p.Exited(); exited {
+		return p.last
+	}
+	u, err := readUsage(p.PID())
+	if err == nil {
+		p.last = u
+	}
+	return p.last
+}
+
+func readUsage(pid int) (Usage, error) {
+	var u Usage
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return u, err
+	}
+	// comm (field 2) may hold spaces; fields after the closing paren start
+	// at field 3 (state), so utime (14) and stime (15) are at 11 and 12.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return u, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return u, errors.New("short /proc stat")
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return u, err
+	}
+	u.CPUSeconds = float64(ut+st) / userHZ
+	status, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	defer status.Close()
+	sc := bufio.NewScanner(status)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return u, err
+			}
+			u.PeakRSSBytes = kb * 1024
+		}
+	}
+	return u, sc.Err()
+}
+
+// Stop sends SIGTERM, waits up to grace, then kills the process group. It
+// returns the usage read just before the signal.
+func (p *Process) Stop(grace time.Duration) Usage {
+	u := p.Usage()
+	if exited, _ := p.Exited(); !exited {
+		_ = syscall.Kill(-p.PID(), syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	p.log.Close()
+	return u
+}
+
+// Signal sends sig to the process only (SIGSTOP/SIGCONT for pprof-free
+// pauses, for example).
+func (p *Process) Signal(sig syscall.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// waitHTTP polls url until it answers 200, the process exits or ctx ends.
+func (p *Process) waitReady(ctx context.Context, timeout time.Duration, probe func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		if exited, err := p.Exited(); exited {
+			return fmt.Errorf("process exited before it was ready (%v); see %s", err, p.log.Name())
+		}
+		if last = probe(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not ready after %s: %v; see %s", timeout, last, p.log.Name())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

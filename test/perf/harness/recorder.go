@@ -1,0 +1,268 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// StepLabel names the step that created a pod or node.
+const StepLabel = "bench.profilescheduler.io/step"
+
+// podRecord is what the watch saw of one pod. Times are when the harness
+// received the event.
+type podRecord struct {
+	step    string
+	created time.Time
+	bound   time.Time
+	node    string
+	deleted time.Time
+	// rebinds counts events that showed the pod on a different node than
+	// the one it was first seen bound to (a double bind).
+	rebinds int
+}
+
+// Bind is one pod seen bound.
+type Bind struct {
+	At   time.Time
+	Pod  string
+	Node string
+	Step string
+}
+
+// Recorder watches the pods of one namespace and keeps, per pod, when it
+// appeared, when it was first seen bound and where, and when it went away.
+// Creation and bind times come from the same watch stream, so their
+// difference is not skewed by the client's request latency.
+type Recorder struct {
+	mu      sync.Mutex
+	pods    map[string]*podRecord
+	binds   []Bind
+	bound   map[string]int // per step
+	changed chan struct{}
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     error
+}
+
+// NewRecorder lists the namespace's pods and watches from there on, until
+// Stop.
+func NewRecorder(ctx context.Context, cs kubernetes.Interface, ns string) (*Recorder, error) {
+	list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	lw := &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return cs.CoreV1().Pods(ns).Watch(ctx, o)
+		},
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, lw)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r := &Recorder{
+		pods:    map[string]*podRecord{},
+		bound:   map[string]int{},
+		changed: make(chan struct{}),
+		cancel:  cancel,
+		done:    make(chan struct{}),
+	}
+	for i := range list.Items {
+		r.observe(watch.Added, &list.Items[i], time.Now())
+	}
+	go func() {
+		defer close(r.done)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					r.mu.Lock()
+					if ctx.Err() == nil {
+						r.err = fmt.Errorf("pod watch in %s ended", ns)
+					}
+					r.mu.Unlock()
+					return
+				}
+				pod, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					if ev.Type == watch.Error {
+						r.mu.Lock()
+						r.err = fmt.Errorf("pod watch in %s: %v", ns, ev.Object)
+						r.mu.Unlock()
+					}
+					continue
+				}
+				r.observe(ev.Type, pod, time.Now())
+			}
+		}
+	}()
+	return r, nil
+}
+
+func (r *Recorder) observe(t watch.EventType, pod *corev1.Pod, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.pods[pod.Name]
+	if !ok {
+		rec = &podRecord{step: pod.Labels[StepLabel], created: now}
+		r.pods[pod.Name] = rec
+	}
+	if t == watch.Deleted {
+		if rec.deleted.IsZero() {
+			rec.deleted = now
+		}
+		r.notify()
+		return
+	}
+	if n := pod.Spec.NodeName; n != "" {
+		switch {
+		case rec.node == "":
+			rec.node, rec.bound = n, now
+			r.bound[rec.step]++
+			r.binds = append(r.binds, Bind{At: now, Pod: pod.Name, Node: n, Step: rec.step})
+			r.notify()
+		case rec.node != n:
+			rec.rebinds++
+		}
+	}
+}
+
+// notify wakes every waiter; r.mu is held.
+func (r *Recorder) notify() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// Stop ends the watch.
+func (r *Recorder) Stop() {
+	r.cancel()
+	<-r.done
+}
+
+// Err is the reason the watch ended early, if it did.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Bound returns how many pods of step were seen bound.
+func (r *Recorder) Bound(step string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bound[step]
+}
+
+// WaitBound waits until n pods of step are bound. It gives up after timeout,
+// or after stall without a single new bind of that step, and returns how
+// many were bound.
+func (r *Recorder) WaitBound(ctx context.Context, step string, n int, timeout, stall time.Duration) (int, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	last, lastChange := -1, time.Now()
+	for {
+		r.mu.Lock()
+		got, ch, err := r.bound[step], r.changed, r.err
+		r.mu.Unlock()
+		if got >= n {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+		if got != last {
+			last, lastChange = got, time.Now()
+		}
+		if time.Since(lastChange) > stall {
+			return got, fmt.Errorf("%s: %d of %d pods bound, none for %s", step, got, n, stall)
+		}
+		select {
+		case <-ctx.Done():
+			return got, ctx.Err()
+		case <-deadline.C:
+			return got, fmt.Errorf("%s: %d of %d pods bound after %s", step, got, n, timeout)
+		case <-ch:
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// WaitFor waits until cond (called with the binds so far, under the lock)
+// holds, or timeout.
+func (r *Recorder) WaitFor(ctx context.Context, timeout time.Duration, cond func([]Bind) bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		ok, ch := cond(r.binds), r.changed
+		r.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return false
+		case <-ch:
+		}
+	}
+}
+
+// StepStats is what the recorder saw of one step's pods.
+type StepStats struct {
+	Pods      int
+	Bound     int
+	Deleted   int
+	Rebinds   int
+	BindTimes []time.Time
+	Latencies []time.Duration
+	Placement map[string]string
+}
+
+// Step returns the pods of step: bind times, creation-to-bind latencies
+// and where each was bound.
+func (r *Recorder) Step(step string) StepStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := StepStats{Placement: map[string]string{}}
+	for name, p := range r.pods {
+		if p.step != step {
+			continue
+		}
+		s.Pods++
+		s.Rebinds += p.rebinds
+		if !p.deleted.IsZero() {
+			s.Deleted++
+		}
+		if p.node == "" {
+			continue
+		}
+		s.Bound++
+		s.BindTimes = append(s.BindTimes, p.bound)
+		s.Latencies = append(s.Latencies, p.bound.Sub(p.created))
+		s.Placement[name] = p.node
+	}
+	return s
+}
+
+// Binds returns a copy of every bind seen, in order.
+func (r *Recorder) Binds() []Bind {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Bind(nil), r.binds...)
+}

@@ -1,0 +1,460 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+)
+
+// BenchLabel marks every node the harness creates, so it can delete them.
+const BenchLabel = "bench.profilescheduler.io/bench"
+
+// Runner runs cases on one control plane.
+type Runner struct {
+	CP *ControlPlane
+	// Workers create objects concurrently.
+	Workers int
+	// Stall is how long a wait for binds goes on without progress.
+	Stall time.Duration
+	// Log receives progress lines.
+	Log *log.Logger
+
+	seq int
+}
+
+// Run is one case on one scheduler.
+type Run struct {
+	Case      string `json:"case"`
+	Scheduler string `json:"scheduler"`
+	Namespace string `json:"namespace"`
+	// Nodes and pods created, measured pods bound.
+	Nodes        int `json:"nodes"`
+	MeasuredPods int `json:"measuredPods"`
+	Bound        int `json:"bound"`
+	// CreateSeconds is how long creating the measured pods took.
+	CreateSeconds float64 `json:"createSeconds"`
+	// MeasureSeconds is from the first measured create to the last bind.
+	MeasureSeconds float64          `json:"measureSeconds"`
+	Throughput     stats.Throughput `json:"throughput"`
+	// LatencyMillis is creation to bind as seen by the watch.
+	LatencyMillis stats.Summary `json:"latencyMillis"`
+	// CPUSeconds is the scheduler's CPU time during the measured step;
+	// Total includes start-up and the steps before.
+	CPUSeconds      float64 `json:"cpuSeconds"`
+	TotalCPUSeconds float64 `json:"totalCPUSeconds"`
+	PeakRSSBytes    int64   `json:"peakRSSBytes"`
+	// Preempted counts pods of earlier steps deleted during the measured step.
+	Preempted int `json:"preempted,omitempty"`
+	// DoubleBound counts pods seen on two nodes; Overcommitted lists nodes
+	// whose bound pods ask for more than they have.
+	DoubleBound   int      `json:"doubleBound"`
+	Overcommitted []string `json:"overcommitted,omitempty"`
+	// Placement of the measured pods (cases with agreement only).
+	Placement map[string]string `json:"placement,omitempty"`
+	Error     string            `json:"error,omitempty"`
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Log != nil {
+		r.Log.Printf(format, args...)
+	}
+}
+
+// env is what a run creates and must clean up.
+type env struct {
+	ns    string
+	rec   *Recorder
+	nodes map[string]map[string]string // node name -> labels
+}
+
+// prepare deletes the previous run's nodes, makes a namespace, creates the
+// case's priority classes and starts the pod watch.
+func (r *Runner) prepare(ctx context.Context, c *workloads.Case, sched string) (*env, error) {
+	r.seq++
+	e := &env{ns: fmt.Sprintf("bench-%d-%s-%s", r.seq, c.Name, sched), nodes: map[string]map[string]string{}}
+	if err := r.deleteNodes(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := r.CP.Core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
+		return nil, err
+	}
+	for _, pc := range c.PriorityClasses {
+		_, err := r.CP.Core.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{
+			ObjectMeta: metav1.ObjectMeta{Name: pc.Name}, Value: pc.Value}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	rec, err := NewRecorder(ctx, r.CP.Core, e.ns)
+	if err != nil {
+		return nil, err
+	}
+	e.rec = rec
+	return e, nil
+}
+
+// cleanup stops the watch and deletes the run's pods and namespace. Nodes
+// stay until the next run starts (so a failed run can be looked at).
+func (r *Runner) cleanup(e *env) {
+	if e == nil {
+		return
+	}
+	if e.rec != nil {
+		e.rec.Stop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pods := r.CP.Core.CoreV1().Pods(e.ns)
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+		r.logf("deleting pods of %s: %v", e.ns, err)
+	}
+	// No namespace controller runs: the namespace stays Terminating, empty.
+	_ = r.CP.Core.CoreV1().Namespaces().Delete(ctx, e.ns, metav1.DeleteOptions{})
+}
+
+func (r *Runner) deleteNodes(ctx context.Context) error {
+	nodes := r.CP.Core.CoreV1().Nodes()
+	sel := metav1.ListOptions{LabelSelector: BenchLabel}
+	if err := nodes.DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := nodes.List(ctx, sel)
+		return err == nil && len(l.Items) == 0, nil
+	})
+}
+
+// parallel runs fn(i) for i in [0,n) on the runner's workers and returns
+// the first error.
+func (r *Runner) parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range max(1, min(r.Workers, n)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := fn(ctx, i); err != nil {
+					once.Do(func() { first = err; cancel() })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func (r *Runner) createNodes(ctx context.Context, c *workloads.Case, e *env, s *workloads.CreateNodes, vals map[string]int) error {
+	n, err := s.Count.Value(vals)
+	if err != nil {
+		return err
+	}
+	nodes := make([]*corev1.Node, n)
+	for i := range nodes {
+		if nodes[i], err = r.node(c, s.Template, s.Prefix, i, vals); err != nil {
+			return err
+		}
+		e.nodes[nodes[i].Name] = nodes[i].Labels
+	}
+	return r.parallel(ctx, n, func(ctx context.Context, i int) error {
+		_, err := r.CP.Core.CoreV1().Nodes().Create(ctx, nodes[i], metav1.CreateOptions{})
+		return err
+	})
+}
+
+func (r *Runner) node(c *workloads.Case, tpl, prefix string, i int, vals map[string]int) (*corev1.Node, error) {
+	node, err := c.Node(tpl, workloads.TemplateData{Index: i, Name: workloads.Name(prefix, i), Params: vals})
+	if err != nil {
+		return nil, err
+	}
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	node.Labels[BenchLabel] = "true"
+	node.Labels[StepLabel] = prefix
+	return node, nil
+}
+
+// renderPods renders a step's pods for namespace ns and schedulerName.
+func renderPods(c *workloads.Case, tpl, prefix string, from, n int, ns, scheduler string, vals map[string]int) ([]*corev1.Pod, error) {
+	pods := make([]*corev1.Pod, n)
+	for i := range pods {
+		idx := from + i
+		p, err := c.Pod(tpl, workloads.TemplateData{Index: idx, Name: workloads.Name(prefix, idx), Namespace: ns, SchedulerName: scheduler, Params: vals})
+		if err != nil {
+			return nil, err
+		}
+		p.Namespace = ns
+		if p.Spec.NodeName == "" {
+			p.Spec.SchedulerName = scheduler
+		}
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[StepLabel] = prefix
+		pods[i] = p
+	}
+	return pods, nil
+}
+
+func (r *Runner) createPods(ctx context.Context, pods []*corev1.Pod) error {
+	return r.parallel(ctx, len(pods), func(ctx context.Context, i int) error {
+		_, err := r.CP.Core.CoreV1().Pods(pods[i].Namespace).Create(ctx, pods[i], metav1.CreateOptions{})
+		return err
+	})
+}
+
+// probe creates one pod and waits until it is bound, then deletes it: the
+// scheduler is up and has synced its informers when this returns.
+func (r *Runner) probe(ctx context.Context, e *env, scheduler string) error {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: e.ns, Labels: map[string]string{StepLabel: "probe"}},
+		Spec: corev1.PodSpec{
+			SchedulerName:                 scheduler,
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers:                    []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10"}},
+		},
+	}
+	if _, err := r.CP.Core.CoreV1().Pods(e.ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if _, err := e.rec.WaitBound(ctx, "probe", 1, 2*time.Minute, 2*time.Minute); err != nil {
+		return fmt.Errorf("scheduler did not bind the probe pod: %w", err)
+	}
+	return r.CP.Core.CoreV1().Pods(e.ns).Delete(ctx, "probe", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+}
+
+// churn recreates a node every interval until ctx ends, then deletes the
+// last one.
+func (r *Runner) churn(ctx context.Context, c *workloads.Case, s *workloads.Churn, vals map[string]int) error {
+	ms, err := s.IntervalMillis.Value(vals)
+	if err != nil {
+		return err
+	}
+	nodes := r.CP.Core.CoreV1().Nodes()
+	tick := time.NewTicker(time.Duration(ms) * time.Millisecond)
+	defer tick.Stop()
+	prev := ""
+	defer func() {
+		if prev != "" {
+			_ = nodes.Delete(context.Background(), prev, metav1.DeleteOptions{})
+		}
+	}()
+	for i := 0; ; i++ {
+		n, err := r.node(c, s.Template, s.Prefix, i, vals)
+		if err != nil {
+			return err
+		}
+		if _, err := nodes.Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			return checkContext(ctx, "churn")
+		}
+		if prev != "" {
+			if err := nodes.Delete(ctx, prev, metav1.DeleteOptions{}); err != nil {
+				return checkContext(ctx, "churn")
+			}
+		}
+		prev = n.Name
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// RunCase runs a (non-swap) case on sched: nodes, then the scheduler, then
+// the pod steps, measuring the one marked measure.
+func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string) (run *Run, err error) {
+	run = &Run{Case: c.Name, Scheduler: sched.Name()}
+	defer func() {
+		if err != nil {
+			run.Error = err.Error()
+		}
+	}()
+	prof, err := workloads.SchedulerProfile(c.Profile, schedulerName)
+	if err != nil {
+		return run, err
+	}
+	timeoutSec, err := c.TimeoutSeconds.Value(vals)
+	if err != nil {
+		return run, err
+	}
+	timeout := time.Duration(timeoutSec) * time.Second
+	e, err := r.prepare(ctx, c, sched.Name())
+	defer r.cleanup(e)
+	if err != nil {
+		return run, err
+	}
+	run.Namespace = e.ns
+
+	started := false
+	defer func() {
+		if started {
+			u := sched.Stop(context.Background())
+			run.TotalCPUSeconds, run.PeakRSSBytes = u.CPUSeconds, u.PeakRSSBytes
+		}
+	}()
+	churnCtx, stopChurn := context.WithCancel(ctx)
+	var churnWG sync.WaitGroup
+	defer func() { stopChurn(); churnWG.Wait() }()
+
+	for i, step := range c.Steps {
+		if step.CreateNodes != nil {
+			if err := r.createNodes(ctx, c, e, step.CreateNodes, vals); err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
+			continue
+		}
+		if !started {
+			run.Nodes = len(e.nodes)
+			r.logf("%s/%s: %d nodes; starting the scheduler", c.Name, sched.Name(), run.Nodes)
+			started = true
+			if err := sched.Start(ctx, prof); err != nil {
+				return run, err
+			}
+			if err := r.probe(ctx, e, schedulerName); err != nil {
+				return run, err
+			}
+		}
+		switch {
+		case step.Churn != nil:
+			churnWG.Go(func() {
+				if err := r.churn(churnCtx, c, step.Churn, vals); err != nil {
+					r.logf("churn: %v", err)
+				}
+			})
+		case step.CreatePods != nil:
+			s := step.CreatePods
+			n, err := s.Count.Value(vals)
+			if err != nil {
+				return run, err
+			}
+			pods, err := renderPods(c, s.Template, s.Prefix, 0, n, e.ns, schedulerName, vals)
+			if err != nil {
+				return run, err
+			}
+			if !s.Measure {
+				r.logf("%s/%s: %d pods %s", c.Name, sched.Name(), n, s.Prefix)
+				if err := r.createPods(ctx, pods); err != nil {
+					return run, fmt.Errorf("step %d: %w", i, err)
+				}
+				if !s.SkipWait {
+					if _, err := e.rec.WaitBound(ctx, s.Prefix, n, timeout, r.Stall); err != nil {
+						return run, fmt.Errorf("step %d: %w", i, err)
+					}
+				}
+				continue
+			}
+			if err := r.measure(ctx, c, e, run, sched, s.Prefix, pods, timeout); err != nil {
+				return run, err
+			}
+		}
+	}
+	return run, nil
+}
+
+func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Run, sched Scheduler, step string, pods []*corev1.Pod, timeout time.Duration) error {
+	r.logf("%s/%s: measuring %d pods", c.Name, sched.Name(), len(pods))
+	before := map[string]int{}
+	for _, s := range c.Steps {
+		if s.CreatePods != nil && s.CreatePods.Prefix != step {
+			before[s.CreatePods.Prefix] = e.rec.Step(s.CreatePods.Prefix).Deleted
+		}
+	}
+	run.MeasuredPods = len(pods)
+	cpu0 := sched.Usage().CPUSeconds
+	t0 := time.Now()
+	if err := r.createPods(ctx, pods); err != nil {
+		return err
+	}
+	run.CreateSeconds = time.Since(t0).Seconds()
+	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
+	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
+	st := e.rec.Step(step)
+	run.Bound = st.Bound
+	run.DoubleBound = st.Rebinds
+	run.Throughput = stats.WindowThroughput(t0, st.BindTimes, time.Second)
+	run.LatencyMillis = stats.Summarize(stats.Durations(st.Latencies))
+	last := t0
+	for _, b := range st.BindTimes {
+		if b.After(last) {
+			last = b
+		}
+	}
+	run.MeasureSeconds = last.Sub(t0).Seconds()
+	for prefix, n := range before {
+		run.Preempted += e.rec.Step(prefix).Deleted - n
+	}
+	if c.Agreement {
+		run.Placement = st.Placement
+	}
+	over, err := r.overcommitted(ctx)
+	run.Overcommitted = over
+	r.logf("%s/%s: %d/%d bound in %.1fs, %.1f pods/s, p99 %.0f ms, %.1f CPU s",
+		c.Name, sched.Name(), run.Bound, len(pods), run.MeasureSeconds, run.Throughput.Average, run.LatencyMillis.P99, run.CPUSeconds)
+	return errors.Join(waitErr, err)
+}
+
+// overcommitted lists the benchmark nodes whose bound pods ask for more
+// CPU, memory or pod slots than the nodes allocate.
+func (r *Runner) overcommitted(ctx context.Context) ([]string, error) {
+	nodes, err := r.CP.Core.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: BenchLabel})
+	if err != nil {
+		return nil, err
+	}
+	pods, err := r.CP.Core.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
+	if err != nil {
+		return nil, err
+	}
+	type use struct{ cpu, mem, pods int64 }
+	used := map[string]*use{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		u := used[p.Spec.NodeName]
+		if u == nil {
+			u = &use{}
+			used[p.Spec.NodeName] = u
+		}
+		u.pods++
+		for _, ctr := range p.Spec.Containers {
+			u.cpu += ctr.Resources.Requests.Cpu().MilliValue()
+			u.mem += ctr.Resources.Requests.Memory().Value()
+		}
+	}
+	var over []string
+	for _, n := range nodes.Items {
+		u := used[n.Name]
+		if u == nil {
+			continue
+		}
+		a := n.Status.Allocatable
+		if u.cpu > a.Cpu().MilliValue() || u.mem > a.Memory().Value() || u.pods > a.Pods().Value() {
+			over = append(over, n.Name)
+		}
+	}
+	return over, nil
+}

@@ -1,0 +1,413 @@
+package harness
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	schedv1 "k8s.io/kube-scheduler/config/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// Names of the two schedulers in reports and on the command line.
+const (
+	Upstream = "upstream"
+	Ours     = "ours"
+)
+
+// Settings are what both schedulers get alike.
+type Settings struct {
+	// QPS and Burst of the scheduler's API client.
+	QPS   float32 `json:"qps"`
+	Burst int     `json:"burst"`
+	// Parallelism of filtering and scoring.
+	Parallelism int `json:"parallelism"`
+	// SchedulerName the profile serves and pods ask for.
+	SchedulerName string `json:"schedulerName"`
+}
+
+// Scheduler is one scheduler under test. Start, then Stop, once per run.
+type Scheduler interface {
+	// Name is Upstream or Ours.
+	Name() string
+	// Start starts the process with prof and returns once prof serves.
+	Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error
+	// Usage is the CPU time and peak RSS consumed so far in this run (all
+	// processes of the run, for a scheduler that was restarted).
+	Usage() Usage
+	// Stop stops every process of the run and cleans up what Start made.
+	Stop(ctx context.Context) Usage
+}
+
+var httpClient = &http.Client{
+	Timeout:   2 * time.Second,
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // self-signed serving cert of a local process
+}
+
+func probeURL(url string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		return nil
+	}
+}
+
+// KubeScheduler runs upstream kube-scheduler from a configuration file.
+type KubeScheduler struct {
+	Bin        string
+	Kubeconfig string
+	Dir        string
+	Settings   Settings
+
+	run      string
+	seq      int
+	proc     *Process
+	finished Usage // usage of the run's processes that already ended
+}
+
+var _ Scheduler = &KubeScheduler{}
+
+// Name implements Scheduler.
+func (k *KubeScheduler) Name() string { return Upstream }
+
+// SetRun names the log and config files of the next run.
+func (k *KubeScheduler) SetRun(run string) { k.run, k.seq, k.finished = run, 0, Usage{} }
+
+// Config renders the KubeSchedulerConfiguration for prof.
+func (k *KubeScheduler) Config(prof schedv1.KubeSchedulerProfile) ([]byte, error) {
+	cfg := map[string]any{
+		"apiVersion":     "kubescheduler.config.k8s.io/v1",
+		"kind":           "KubeSchedulerConfiguration",
+		"parallelism":    k.Settings.Parallelism,
+		"leaderElection": map[string]any{"leaderElect": false},
+		"clientConnection": map[string]any{
+			"kubeconfig": k.Kubeconfig,
+			"qps":        k.Settings.QPS,
+			"burst":      k.Settings.Burst,
+		},
+		"profiles": []any{prof},
+	}
+	return yaml.Marshal(cfg)
+}
+
+// Start implements Scheduler: it writes the configuration file and starts
+// kube-scheduler with it, then waits for /healthz.
+func (k *KubeScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
+	k.seq++
+	cfg, err := k.Config(prof)
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(k.Dir, fmt.Sprintf("%s-upstream-%d", k.run, k.seq))
+	if err := os.WriteFile(base+".yaml", cfg, 0o644); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	certDir := base + "-certs"
+	args := []string{
+		"--config=" + base + ".yaml",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+		"--v=1",
+	}
+	p, err := StartProcess(k.Bin, args, base+".log")
+	if err != nil {
+		return err
+	}
+	k.proc = p
+	return p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
+}
+
+// Restart stops the running process and starts a new one with prof: the
+// only way upstream changes a profile.
+func (k *KubeScheduler) Restart(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
+	if k.proc != nil {
+		k.finished = add(k.finished, k.proc.Stop(30*time.Second))
+		k.proc = nil
+	}
+	return k.Start(ctx, prof)
+}
+
+// Usage implements Scheduler.
+func (k *KubeScheduler) Usage() Usage {
+	if k.proc == nil {
+		return k.finished
+	}
+	return add(k.finished, k.proc.Usage())
+}
+
+// Stop implements Scheduler.
+func (k *KubeScheduler) Stop(context.Context) Usage {
+	if k.proc != nil {
+		k.finished = add(k.finished, k.proc.Stop(30*time.Second))
+		k.proc = nil
+	}
+	return k.finished
+}
+
+func add(a, b Usage) Usage {
+	return Usage{CPUSeconds: a.CPUSeconds + b.CPUSeconds, PeakRSSBytes: max(a.PeakRSSBytes, b.PeakRSSBytes)}
+}
+
+// ProfileScheduler runs the operator and serves the profile as a
+// SchedulerProfile.
+type ProfileScheduler struct {
+	Bin        string
+	Kubeconfig string
+	Dir        string
+	Settings   Settings
+	Client     client.WithWatch
+	// ExtraArgs are appended to the operator's command line.
+	ExtraArgs []string
+
+	run     string
+	proc    *Process
+	watcher *ProfileWatcher
+}
+
+var _ Scheduler = &ProfileScheduler{}
+
+// Name implements Scheduler.
+func (o *ProfileScheduler) Name() string { return Ours }
+
+// SetRun names the log file of the next run.
+func (o *ProfileScheduler) SetRun(run string) { o.run = run }
+
+// Start implements Scheduler: it starts the operator, waits for /readyz,
+// creates the SchedulerProfile and waits until its generation is active.
+func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
+	if err := o.deleteProfile(ctx); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	args := append([]string{
+		"--kubeconfig=" + o.Kubeconfig,
+		"--leader-elect=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(port),
+		"--kube-api-qps=" + strconv.FormatFloat(float64(o.Settings.QPS), 'f', -1, 32),
+		"--kube-api-burst=" + strconv.Itoa(o.Settings.Burst),
+		"--parallelism=" + strconv.Itoa(o.Settings.Parallelism),
+	}, o.ExtraArgs...)
+	p, err := StartProcess(o.Bin, args, filepath.Join(o.Dir, o.run+"-ours.log"))
+	if err != nil {
+		return err
+	}
+	o.proc = p
+	if err := p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("http://127.0.0.1:%d/readyz", port))); err != nil {
+		return err
+	}
+	if o.watcher, err = WatchProfile(ctx, o.Client, o.Settings.SchedulerName); err != nil {
+		return err
+	}
+	gen, _, err := o.Apply(ctx, prof)
+	if err != nil {
+		return err
+	}
+	if _, err := o.watcher.WaitActive(ctx, gen, time.Minute); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Watcher follows the run's SchedulerProfile.
+func (o *ProfileScheduler) Watcher() *ProfileWatcher { return o.watcher }
+
+// Apply creates or updates the SchedulerProfile to serve prof and returns
+// the generation written and the time just before the write.
+func (o *ProfileScheduler) Apply(ctx context.Context, prof schedv1.KubeSchedulerProfile) (int64, time.Time, error) {
+	spec, err := ProfileSpec(prof)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	sp := &v1alpha1.SchedulerProfile{}
+	key := client.ObjectKey{Name: o.Settings.SchedulerName}
+	err = o.Client.Get(ctx, key, sp)
+	switch {
+	case apierrors.IsNotFound(err):
+		sp = &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: key.Name}, Spec: spec}
+		at := time.Now()
+		if err := o.Client.Create(ctx, sp); err != nil {
+			return 0, at, err
+		}
+		return sp.Generation, at, nil
+	case err != nil:
+		return 0, time.Time{}, err
+	}
+	sp.Spec = spec
+	at := time.Now()
+	if err := o.Client.Update(ctx, sp); err != nil {
+		return 0, at, err
+	}
+	return sp.Generation, at, nil
+}
+
+// Usage implements Scheduler.
+func (o *ProfileScheduler) Usage() Usage {
+	if o.proc == nil {
+		return Usage{}
+	}
+	return o.proc.Usage()
+}
+
+// Stop implements Scheduler.
+func (o *ProfileScheduler) Stop(ctx context.Context) Usage {
+	var u Usage
+	if o.watcher != nil {
+		o.watcher.Stop()
+		o.watcher = nil
+	}
+	if o.proc != nil {
+		u = o.proc.Stop(30 * time.Second)
+		o.proc = nil
+	}
+	_ = o.deleteProfile(ctx)
+	return u
+}
+
+func (o *ProfileScheduler) deleteProfile(ctx context.Context) error {
+	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: o.Settings.SchedulerName}}
+	if err := o.Client.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// ProfileSpec converts an upstream v1 profile into a SchedulerProfile spec,
+// which mirrors it field for field (unknown fields are errors).
+func ProfileSpec(prof schedv1.KubeSchedulerProfile) (v1alpha1.SchedulerProfileSpec, error) {
+	var spec v1alpha1.SchedulerProfileSpec
+	b, err := json.Marshal(prof)
+	if err != nil {
+		return spec, err
+	}
+	if err := yaml.UnmarshalStrict(b, &spec); err != nil {
+		return spec, fmt.Errorf("profile does not convert to a SchedulerProfile spec: %w", err)
+	}
+	return spec, nil
+}
+
+// ProfileWatcher records, per generation of one SchedulerProfile, when it
+// was first seen active: Ready=True, observedGeneration and
+// activeGeneration equal to the generation.
+type ProfileWatcher struct {
+	mu      sync.Mutex
+	active  map[int64]time.Time
+	changed chan struct{}
+	last    *v1alpha1.SchedulerProfile
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// WatchProfile starts following the SchedulerProfile name.
+func WatchProfile(ctx context.Context, c client.WithWatch, name string) (*ProfileWatcher, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &ProfileWatcher{active: map[int64]time.Time{}, changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go w.loop(ctx, c, name)
+	return w, nil
+}
+
+func (w *ProfileWatcher) loop(ctx context.Context, c client.WithWatch, name string) {
+	defer close(w.done)
+	for ctx.Err() == nil {
+		list := &v1alpha1.SchedulerProfileList{}
+		if err := c.List(ctx, list, client.MatchingFields{"metadata.name": name}); err != nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		for i := range list.Items {
+			w.observe(&list.Items[i])
+		}
+		wi, err := c.Watch(ctx, &v1alpha1.SchedulerProfileList{}, client.MatchingFields{"metadata.name": name},
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+		if err != nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		for ev := range wi.ResultChan() {
+			if sp, ok := ev.Object.(*v1alpha1.SchedulerProfile); ok && ev.Type != watch.Deleted {
+				w.observe(sp)
+			}
+		}
+		wi.Stop()
+	}
+}
+
+func (w *ProfileWatcher) observe(sp *v1alpha1.SchedulerProfile) {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.last = sp.DeepCopy()
+	gen := sp.Generation
+	if meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady) &&
+		sp.Status.ObservedGeneration == gen && sp.Status.ActiveGeneration == gen {
+		if _, seen := w.active[gen]; !seen {
+			w.active[gen] = now
+			close(w.changed)
+			w.changed = make(chan struct{})
+		}
+	}
+}
+
+// WaitActive waits until generation gen is active and returns when that
+// was first seen.
+func (w *ProfileWatcher) WaitActive(ctx context.Context, gen int64, timeout time.Duration) (time.Time, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		w.mu.Lock()
+		at, ok := w.active[gen]
+		ch, last := w.changed, w.last
+		w.mu.Unlock()
+		if ok {
+			return at, nil
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-deadline.C:
+			if last == nil {
+				return time.Time{}, fmt.Errorf("generation %d not active after %s: profile never seen", gen, timeout)
+			}
+			return time.Time{}, fmt.Errorf("generation %d not active after %s: last seen generation %d, status %+v",
+				gen, timeout, last.Generation, last.Status)
+		case <-ch:
+		}
+	}
+}
+
+// Stop ends the watch.
+func (w *ProfileWatcher) Stop() {
+	w.cancel()
+	<-w.done
+}

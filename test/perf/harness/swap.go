@@ -1,0 +1,284 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+	schedv1 "k8s.io/kube-scheduler/config/v1"
+)
+
+// SwapRun is the profile-swap benchmark on one scheduler.
+type SwapRun struct {
+	Scheduler string `json:"scheduler"`
+	Namespace string `json:"namespace"`
+	Nodes     int    `json:"nodes"`
+	// Rate is pods created per second during the storm.
+	Rate float64 `json:"rate"`
+	// Swaps is how many profile changes were made: SchedulerProfile
+	// updates for ours, restarts with a new file for upstream.
+	Swaps int `json:"swaps"`
+	// StormSeconds is from the first change to the end of the last dwell.
+	StormSeconds float64 `json:"stormSeconds"`
+	Created      int     `json:"created"`
+	Bound        int     `json:"bound"`
+	// Lost pods were created and never bound (after a drain of the queue).
+	Lost int `json:"lost"`
+	// DoubleBound pods were seen on two nodes.
+	DoubleBound   int      `json:"doubleBound"`
+	Overcommitted []string `json:"overcommitted,omitempty"`
+	// ApplyToReadyMillis: SchedulerProfile write to its generation seen
+	// active (ours only).
+	ApplyToReadyMillis stats.Summary `json:"applyToReadyMillis"`
+	// ApplyToPlacedMillis: from the change (write for ours, stop of the old
+	// process for upstream) to the first pod bound where only the new
+	// profile places pods.
+	ApplyToPlacedMillis stats.Summary `json:"applyToPlacedMillis"`
+	// Unobserved counts changes whose effect was not seen in time.
+	Unobserved int `json:"unobserved"`
+	// LongestGapMillis is the longest time without a single bind during
+	// the storm, and GapAtSeconds where it began (since load start).
+	LongestGapMillis float64 `json:"longestGapMillis"`
+	GapAtSeconds     float64 `json:"gapAtSeconds"`
+	CPUSeconds       float64 `json:"cpuSeconds"`
+	PeakRSSBytes     int64   `json:"peakRSSBytes"`
+	// Series is the cumulative count of bound load pods over time, and
+	// SwapAtSeconds when each change was made, both since load start.
+	Series        []Point   `json:"series"`
+	SwapAtSeconds []float64 `json:"swapAtSeconds"`
+	Error         string    `json:"error,omitempty"`
+}
+
+// Point is one sample of a time series.
+type Point struct {
+	T float64 `json:"t"`
+	N int     `json:"n"`
+}
+
+// swapper is how a scheduler changes profile under load.
+type swapper func(ctx context.Context, prof schedv1.KubeSchedulerProfile) (applied time.Time, ready time.Time, err error)
+
+// RunSwap runs the swap case on sched (a *ProfileScheduler or a
+// *KubeScheduler).
+func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string) (run *SwapRun, err error) {
+	run = &SwapRun{Scheduler: sched.Name()}
+	defer func() {
+		if err != nil {
+			run.Error = err.Error()
+		}
+	}()
+	sw := c.Swap
+	var profs [2]schedv1.KubeSchedulerProfile
+	for i, p := range sw.Profiles {
+		if profs[i], err = workloads.SchedulerProfile(p.Profile, schedulerName); err != nil {
+			return run, err
+		}
+	}
+	num := func(n workloads.Count) int {
+		v, e := n.Value(vals)
+		err = errors.Join(err, e)
+		return v
+	}
+	rate, changes := num(sw.Rate), num(sw.Updates)
+	dwell, warmup := time.Duration(num(sw.DwellMillis))*time.Millisecond, time.Duration(num(sw.WarmupMillis))*time.Millisecond
+	timeout := time.Duration(num(c.TimeoutSeconds)) * time.Second
+	var change swapper
+	switch s := sched.(type) {
+	case *ProfileScheduler:
+		change = func(ctx context.Context, prof schedv1.KubeSchedulerProfile) (time.Time, time.Time, error) {
+			gen, at, err := s.Apply(ctx, prof)
+			if err != nil {
+				return at, time.Time{}, err
+			}
+			ready, err := s.Watcher().WaitActive(ctx, gen, timeout)
+			return at, ready, err
+		}
+	case *KubeScheduler:
+		changes = num(sw.Restarts)
+		change = func(ctx context.Context, prof schedv1.KubeSchedulerProfile) (time.Time, time.Time, error) {
+			at := time.Now()
+			return at, time.Time{}, s.Restart(ctx, prof)
+		}
+	default:
+		return run, fmt.Errorf("scheduler %s cannot swap profiles", sched.Name())
+	}
+	if err != nil {
+		return run, err
+	}
+	run.Rate = float64(rate)
+
+	e, err := r.prepare(ctx, c, sched.Name()+"-swap")
+	defer r.cleanup(e)
+	if err != nil {
+		return run, err
+	}
+	run.Namespace = e.ns
+	for i, step := range c.Steps {
+		if step.CreateNodes != nil {
+			if err := r.createNodes(ctx, c, e, step.CreateNodes, vals); err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
+		}
+	}
+	run.Nodes = len(e.nodes)
+	r.logf("swap/%s: %d nodes; starting the scheduler", sched.Name(), run.Nodes)
+	if err := sched.Start(ctx, profs[0]); err != nil {
+		sched.Stop(context.Background())
+		return run, err
+	}
+	defer func() {
+		u := sched.Stop(context.Background())
+		run.CPUSeconds, run.PeakRSSBytes = u.CPUSeconds, u.PeakRSSBytes
+	}()
+	if err := r.probe(ctx, e, schedulerName); err != nil {
+		return run, err
+	}
+	for i, step := range c.Steps {
+		if s := step.CreatePods; s != nil {
+			n, err := s.Count.Value(vals)
+			if err != nil {
+				return run, err
+			}
+			pods, err := renderPods(c, s.Template, s.Prefix, 0, n, e.ns, schedulerName, vals)
+			if err != nil {
+				return run, err
+			}
+			if err := r.createPods(ctx, pods); err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
+			if _, err := e.rec.WaitBound(ctx, s.Prefix, n, timeout, r.Stall); err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
+		}
+	}
+
+	// Steady load.
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var created atomic.Int64
+	var loadErr error
+	var loadWG sync.WaitGroup
+	loadStart := time.Now()
+	loadWG.Go(func() { loadErr = r.load(loadCtx, c, e, sw, rate, schedulerName, vals, &created) })
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			stopLoad()
+			loadWG.Wait()
+		}
+	}
+	defer stop()
+
+	kindOf := func(node string) string { return e.nodes[node][sw.NodeLabel] }
+	r.logf("swap/%s: %d pods/s, %d changes", sched.Name(), rate, changes)
+	select {
+	case <-ctx.Done():
+		return run, ctx.Err()
+	case <-time.After(warmup):
+	}
+	var toReady, toPlaced []time.Duration
+	stormStart := time.Now()
+	cur := 0
+	for i := range changes {
+		next := 1 - cur
+		want := sw.Profiles[next].NodeLabelValue
+		applied, ready, err := change(ctx, profs[next])
+		if err != nil {
+			return run, fmt.Errorf("change %d: %w", i+1, err)
+		}
+		run.Swaps++
+		run.SwapAtSeconds = append(run.SwapAtSeconds, applied.Sub(loadStart).Seconds())
+		if !ready.IsZero() {
+			toReady = append(toReady, ready.Sub(applied))
+		}
+		var placed time.Time
+		seen := e.rec.WaitFor(ctx, timeout, func(binds []Bind) bool {
+			for j := len(binds) - 1; j >= 0 && binds[j].At.After(applied); j-- {
+				if binds[j].Step == sw.Prefix && kindOf(binds[j].Node) == want {
+					placed = binds[j].At
+					// keep going back for the earliest
+				}
+			}
+			return !placed.IsZero()
+		})
+		if seen {
+			toPlaced = append(toPlaced, placed.Sub(applied))
+		} else {
+			run.Unobserved++
+		}
+		cur = next
+		select {
+		case <-ctx.Done():
+			return run, ctx.Err()
+		case <-time.After(dwell):
+		}
+	}
+	stormEnd := time.Now()
+	stop()
+	run.StormSeconds = stormEnd.Sub(stormStart).Seconds()
+	run.Created = int(created.Load())
+	r.logf("swap/%s: %d changes done; draining %d pods", sched.Name(), run.Swaps, run.Created)
+	_, drainErr := e.rec.WaitBound(ctx, sw.Prefix, run.Created, timeout, r.Stall)
+	st := e.rec.Step(sw.Prefix)
+	run.Bound, run.DoubleBound = st.Bound, st.Rebinds
+	run.Lost = run.Created - st.Bound
+	run.ApplyToReadyMillis = stats.Summarize(stats.Durations(toReady))
+	run.ApplyToPlacedMillis = stats.Summarize(stats.Durations(toPlaced))
+	gap, at := stats.LongestGap(stormStart, stormEnd, st.BindTimes)
+	run.LongestGapMillis, run.GapAtSeconds = float64(gap)/float64(time.Millisecond), at.Sub(loadStart).Seconds()
+	n := 0
+	for _, b := range e.rec.Binds() {
+		if b.Step == sw.Prefix {
+			n++
+			run.Series = append(run.Series, Point{T: b.At.Sub(loadStart).Seconds(), N: n})
+		}
+	}
+	over, overErr := r.overcommitted(ctx)
+	run.Overcommitted = over
+	r.logf("swap/%s: %d created, %d bound, %d lost, %d double-bound, longest gap %.0f ms, ready p99 %.0f ms, placed p99 %.0f ms",
+		sched.Name(), run.Created, run.Bound, run.Lost, run.DoubleBound, run.LongestGapMillis,
+		run.ApplyToReadyMillis.P99, run.ApplyToPlacedMillis.P99)
+	return run, errors.Join(loadErr, drainErr, overErr)
+}
+
+// load creates pods at rate per second until ctx ends. Creates run
+// concurrently so a slow request does not slow the rate down.
+func (r *Runner) load(ctx context.Context, c *workloads.Case, e *env, sw *workloads.Swap, rate int, scheduler string, vals map[string]int, created *atomic.Int64) error {
+	tick := time.NewTicker(time.Second / time.Duration(max(rate, 1)))
+	defer tick.Stop()
+	sem := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var mu sync.Mutex
+	var first error
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			mu.Lock()
+			defer mu.Unlock()
+			return first
+		case <-tick.C:
+		}
+		pods, err := renderPods(c, sw.PodTemplate, sw.Prefix, i, 1, e.ns, scheduler, vals)
+		if err != nil {
+			return err
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			// Not ctx: a create already started is finished and counted.
+			if err := r.createPods(context.Background(), pods); err != nil {
+				mu.Lock()
+				first = errors.Join(first, err)
+				mu.Unlock()
+				return
+			}
+			created.Add(1)
+		})
+	}
+}

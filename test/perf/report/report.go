@@ -1,0 +1,285 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+)
+
+// Report is everything one benchmark run measured.
+type Report struct {
+	Started  time.Time                 `json:"started"`
+	Finished time.Time                 `json:"finished"`
+	Machine  Machine                   `json:"machine"`
+	Scale    string                    `json:"scale"`
+	Settings harness.Settings          `json:"settings"`
+	Params   map[string]map[string]int `json:"params"`
+	Runs     []*harness.Run            `json:"runs"`
+	Swaps    []*harness.SwapRun        `json:"swaps,omitempty"`
+	// Agreement per case that has one (placements compared pod by pod).
+	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
+}
+
+// Machine describes where the benchmark ran.
+type Machine struct {
+	CPUs      int    `json:"cpus"`
+	CPUModel  string `json:"cpuModel"`
+	MemoryGiB int    `json:"memoryGiB"`
+	Kernel    string `json:"kernel"`
+	Go        string `json:"go"`
+}
+
+// ThisMachine reads the CPU model, memory and kernel from /proc.
+func ThisMachine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version()}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var kb int
+			if _, err := fmt.Sscanf(sc.Text(), "MemTotal: %d kB", &kb); err == nil {
+				m.MemoryGiB = (kb + 512*1024) / (1024 * 1024)
+				break
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+// WriteJSON writes the report, indented.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// find returns the run of case c on scheduler s.
+func (r *Report) find(c, s string) *harness.Run {
+	for _, run := range r.Runs {
+		if run.Case == c && run.Scheduler == s {
+			return run
+		}
+	}
+	return nil
+}
+
+func (r *Report) swap(s string) *harness.SwapRun {
+	for _, run := range r.Swaps {
+		if run.Scheduler == s {
+			return run
+		}
+	}
+	return nil
+}
+
+const mib = 1 << 20
+
+// WriteMarkdown writes the tables.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "# Benchmark %s\n\n", r.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(b, "Machine: %d CPUs (%s), %d GiB, Linux %s, %s. Scale: %s. ",
+		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, r.Scale)
+	fmt.Fprintf(b, "Both schedulers: client QPS %g, burst %d, parallelism %d, one process at a time on the same local control plane.\n\n",
+		r.Settings.QPS, r.Settings.Burst, r.Settings.Parallelism)
+
+	var cases []string
+	for _, run := range r.Runs {
+		if len(cases) == 0 || cases[len(cases)-1] != run.Case {
+			cases = append(cases, run.Case)
+		}
+	}
+	if len(cases) > 0 {
+		b.WriteString("## Throughput, latency and cost\n\n")
+		b.WriteString("Throughput: pods bound per second, average over the measured step and p50/p90/p99 of 1 s windows. " +
+			"Latency: creation to bind, both seen by one watch. CPU: scheduler process CPU seconds during the measured step. " +
+			"RSS: peak resident set of the scheduler process over the case.\n\n")
+		b.WriteString("| case | pods | upstream pods/s avg (p50/p90/p99) | ours pods/s avg (p50/p90/p99) | upstream latency ms p50/p90/p99 | ours latency ms p50/p90/p99 | upstream CPU s / RSS MiB | ours CPU s / RSS MiB | throughput ours/up | p99 latency ours/up | CPU per pod ours/up | RSS ours/up |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		var notes []string
+		for _, c := range cases {
+			up, ours := r.find(c, harness.Upstream), r.find(c, harness.Ours)
+			pods := 0
+			for _, run := range []*harness.Run{up, ours} {
+				if run != nil {
+					pods = max(pods, run.MeasuredPods)
+					if n := runNote(run); n != "" {
+						notes = append(notes, n)
+					}
+				}
+			}
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, pods,
+				thr(up), thr(ours), lat(up), lat(ours), cost(up), cost(ours),
+				ratio(up, ours, func(r *harness.Run) float64 { return r.Throughput.Average }),
+				ratio(up, ours, func(r *harness.Run) float64 { return r.LatencyMillis.P99 }),
+				ratio(up, ours, func(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }),
+				ratio(up, ours, func(r *harness.Run) float64 { return float64(r.PeakRSSBytes) }))
+		}
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+		if len(notes) > 0 {
+			b.WriteString("\n")
+		}
+	}
+
+	if len(r.Agreement) > 0 {
+		b.WriteString("## Placement agreement\n\n")
+		b.WriteString("Measured pods of cases built so that every pod has exactly one best node; share placed on the same node by both schedulers.\n\n")
+		b.WriteString("| case | compared | same node | agreement | missing |\n|---|---:|---:|---:|---:|\n")
+		for _, c := range cases {
+			if a, ok := r.Agreement[c]; ok {
+				fmt.Fprintf(b, "| %s | %d | %d | %.1f%% | %d |\n", c, a.Compared, a.Same, 100*a.Share(), a.Missing)
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	if len(r.Swaps) > 0 {
+		up, ours := r.swap(harness.Upstream), r.swap(harness.Ours)
+		b.WriteString("## Profile swap under load\n\n")
+		b.WriteString("Pods arrive at a fixed rate while the profile alternates between MostAllocated and LeastAllocated. " +
+			"Ours: the SchedulerProfile is updated. Upstream: kube-scheduler is stopped and started with the other configuration file " +
+			"(no leader election, so no lease hand-over: a lower bound for a real cluster). " +
+			"\"Placed\" is the first pod bound on a node only the new profile picks. Chart: swap.svg.\n\n")
+		b.WriteString("| measure | upstream (restart) | ours (update) | ours/upstream |\n|---|---:|---:|---:|\n")
+		row := func(name string, f func(*harness.SwapRun) float64, format string) {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", name, swapCell(up, f, format), swapCell(ours, f, format), swapRatio(up, ours, f))
+		}
+		rowNoRatio := func(name string, f func(*harness.SwapRun) float64, format string) {
+			fmt.Fprintf(b, "| %s | %s | %s | |\n", name, swapCell(up, f, format), swapCell(ours, f, format))
+		}
+		rowNoRatio("profile changes", func(s *harness.SwapRun) float64 { return float64(s.Swaps) }, "%.0f")
+		rowNoRatio("load, pods/s", func(s *harness.SwapRun) float64 { return s.Rate }, "%.0f")
+		rowNoRatio("storm length, s", func(s *harness.SwapRun) float64 { return s.StormSeconds }, "%.1f")
+		fmt.Fprintf(b, "| pods created / bound | %s | %s | |\n", createdBound(up), createdBound(ours))
+		rowNoRatio("pods lost", func(s *harness.SwapRun) float64 { return float64(s.Lost) }, "%.0f")
+		rowNoRatio("pods bound twice", func(s *harness.SwapRun) float64 { return float64(s.DoubleBound) }, "%.0f")
+		rowNoRatio("overcommitted nodes", func(s *harness.SwapRun) float64 { return float64(len(s.Overcommitted)) }, "%.0f")
+		if ours != nil {
+			fmt.Fprintf(b, "| apply→Ready p50 / p99, ms | n/a | %.0f / %.0f | |\n", ours.ApplyToReadyMillis.P50, ours.ApplyToReadyMillis.P99)
+		}
+		fmt.Fprintf(b, "| change→first placed p50 / p99, ms | %s | %s | %s |\n",
+			pair(up, func(s *harness.SwapRun) stats.Summary { return s.ApplyToPlacedMillis }),
+			pair(ours, func(s *harness.SwapRun) stats.Summary { return s.ApplyToPlacedMillis }),
+			swapRatio(up, ours, func(s *harness.SwapRun) float64 { return s.ApplyToPlacedMillis.P99 }))
+		rowNoRatio("changes not seen to take effect", func(s *harness.SwapRun) float64 { return float64(s.Unobserved) }, "%.0f")
+		row("longest gap with no bind, ms", func(s *harness.SwapRun) float64 { return s.LongestGapMillis }, "%.0f")
+		row("CPU s", func(s *harness.SwapRun) float64 { return s.CPUSeconds }, "%.1f")
+		row("peak RSS MiB", func(s *harness.SwapRun) float64 { return float64(s.PeakRSSBytes) / mib }, "%.0f")
+		for _, s := range []*harness.SwapRun{up, ours} {
+			if s != nil && s.Error != "" {
+				fmt.Fprintf(b, "\n- swap/%s: error: %s", s.Scheduler, s.Error)
+			}
+			if s != nil && s.Created != s.Bound {
+				fmt.Fprintf(b, "\n- swap/%s: %d created, %d bound", s.Scheduler, s.Created, s.Bound)
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func runNote(r *harness.Run) string {
+	var parts []string
+	if r.Error != "" {
+		parts = append(parts, "error: "+r.Error)
+	}
+	if r.Bound != r.MeasuredPods {
+		parts = append(parts, fmt.Sprintf("%d of %d measured pods bound", r.Bound, r.MeasuredPods))
+	}
+	if r.DoubleBound > 0 {
+		parts = append(parts, fmt.Sprintf("%d pods bound twice", r.DoubleBound))
+	}
+	if len(r.Overcommitted) > 0 {
+		parts = append(parts, fmt.Sprintf("%d nodes overcommitted", len(r.Overcommitted)))
+	}
+	if r.Preempted > 0 {
+		parts = append(parts, fmt.Sprintf("%d pods preempted", r.Preempted))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s: %s", r.Case, r.Scheduler, strings.Join(parts, "; "))
+}
+
+func thr(r *harness.Run) string {
+	if r == nil {
+		return "–"
+	}
+	t := r.Throughput
+	return fmt.Sprintf("%.1f (%.0f/%.0f/%.0f)", t.Average, t.P50, t.P90, t.P99)
+}
+
+func lat(r *harness.Run) string {
+	if r == nil {
+		return "–"
+	}
+	l := r.LatencyMillis
+	return fmt.Sprintf("%.0f/%.0f/%.0f", l.P50, l.P90, l.P99)
+}
+
+func cost(r *harness.Run) string {
+	if r == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f / %.0f", r.CPUSeconds, float64(r.PeakRSSBytes)/mib)
+}
+
+func ratio(up, ours *harness.Run, f func(*harness.Run) float64) string {
+	if up == nil || ours == nil || f(up) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", stats.Ratio(f(ours), f(up)))
+}
+
+func swapCell(s *harness.SwapRun, f func(*harness.SwapRun) float64, format string) string {
+	if s == nil {
+		return "–"
+	}
+	return fmt.Sprintf(format, f(s))
+}
+
+func swapRatio(up, ours *harness.SwapRun, f func(*harness.SwapRun) float64) string {
+	if up == nil || ours == nil || f(up) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", stats.Ratio(f(ours), f(up)))
+}
+
+func createdBound(s *harness.SwapRun) string {
+	if s == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%d / %d", s.Created, s.Bound)
+}
+
+func pair(s *harness.SwapRun, f func(*harness.SwapRun) stats.Summary) string {
+	if s == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f / %.0f", f(s).P50, f(s).P99)
+}
