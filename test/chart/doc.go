@@ -1,0 +1,8 @@
+// Package chart checks the Helm chart in charts/profile-scheduler and the
+// kustomize bases in config/: helm lint and template, server-side apply of
+// both renderings to an envtest API server, that both render the same
+// objects, that the ClusterRole grants exactly what the chart README
+// documents, and the Argo CD health check of the README through a Lua
+// interpreter. It owns no production code; helm and kustomize are built
+// from their Go modules into bin/ when not found there.
+package chart
