@@ -1,0 +1,337 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// Files the CertRotator keeps in the cert directory, beside the serving
+// certificate and key (tls.crt, tls.key).
+const (
+	caCertFile = "ca.crt"
+	caKeyFile  = "ca.key"
+)
+
+// WebhookOptions configures the validating webhook.
+type WebhookOptions struct {
+	// SelfSigned makes the operator generate and rotate its own serving
+	// certificate when the cert directory holds none it did not generate.
+	SelfSigned bool
+	// CertDir holds tls.crt and tls.key. Empty means the webhook server's.
+	CertDir string
+	// ConfigurationName is the ValidatingWebhookConfiguration whose
+	// caBundle a self-signed CA is written to.
+	ConfigurationName string
+	// DNSNames and IPs the serving certificate is valid for, for example
+	// the Service's "<svc>.<namespace>.svc".
+	DNSNames []string
+	IPs      []net.IP
+	// Validity of generated certificates; 0 means one year. They are
+	// renewed when a third of it remains.
+	Validity time.Duration
+	// CheckInterval between renewal checks; 0 means one hour.
+	CheckInterval time.Duration
+}
+
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;update;patch
+
+// SetupWebhook registers v on the manager's webhook server at
+// ProfileWebhookPath and, with opts.SelfSigned, makes sure serving
+// certificates exist before the server starts and keeps them fresh.
+func SetupWebhook(mgr ctrl.Manager, v *ProfileValidator, opts WebhookOptions) error {
+	srv := mgr.GetWebhookServer()
+	if opts.CertDir == "" {
+		if ds, ok := srv.(*webhook.DefaultServer); ok {
+			opts.CertDir = ds.Options.CertDir
+		}
+		if opts.CertDir == "" {
+			opts.CertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
+		}
+	}
+	if opts.SelfSigned {
+		rot := &CertRotator{Client: mgr.GetClient(), Options: opts}
+		if err := rot.Ensure(time.Now()); err != nil {
+			return err
+		}
+		if err := mgr.Add(rot); err != nil {
+			return err
+		}
+	}
+	srv.Register(ProfileWebhookPath, admission.WithValidator[*v1alpha1.SchedulerProfile](mgr.GetScheme(), v))
+	return nil
+}
+
+// CertRotator generates a self-signed CA and a serving certificate signed
+// by it into a cert directory, patches the CA into a
+// ValidatingWebhookConfiguration, and renews both before they expire. The
+// webhook server reloads the files when they change. It leaves alone a
+// directory whose certificate it did not generate (for example one
+// cert-manager mounts).
+//
+// With several replicas, each would generate its own CA: use it with one
+// replica, or provide certificates.
+type CertRotator struct {
+	Client  client.Client
+	Options WebhookOptions
+
+	// caBundle is what the configuration should trust: the current CA and,
+	// during a rotation, the previous one.
+	caBundle []byte
+}
+
+var _ manager.Runnable = &CertRotator{}
+
+// NeedLeaderElection is false: every replica serves the webhook.
+func (c *CertRotator) NeedLeaderElection() bool { return false }
+
+func (c *CertRotator) path(name string) string { return filepath.Join(c.Options.CertDir, name) }
+
+func (c *CertRotator) validity() time.Duration {
+	if c.Options.Validity > 0 {
+		return c.Options.Validity
+	}
+	return 365 * 24 * time.Hour
+}
+
+// managed reports whether the cert directory is empty or holds what a
+// CertRotator wrote.
+func (c *CertRotator) managed() bool {
+	if _, err := os.Stat(c.path("tls.crt")); errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	_, err := os.Stat(c.path(caKeyFile))
+	return err == nil
+}
+
+// Ensure writes a CA and serving certificate when there are none, or when
+// a third of their validity or less remains at now.
+func (c *CertRotator) Ensure(now time.Time) error {
+	if !c.managed() {
+		return nil
+	}
+	if err := os.MkdirAll(c.Options.CertDir, 0o700); err != nil {
+		return fmt.Errorf("creating cert dir: %w", err)
+	}
+	oldCA, _ := os.ReadFile(c.path(caCertFile))
+	if c.fresh(now) {
+		c.caBundle = oldCA
+		return nil
+	}
+	caPEM, caKeyPEM, certPEM, keyPEM, err := generateCerts(now, c.validity(), c.Options.DNSNames, c.Options.IPs)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{caKeyFile, caKeyPEM}, {caCertFile, caPEM}, {"tls.key", keyPEM}, {"tls.crt", certPEM}} {
+		if err := writeFileAtomic(c.path(f.name), f.data); err != nil {
+			return err
+		}
+	}
+	c.caBundle = caPEM
+	if stillValid(oldCA, now) {
+		c.caBundle = append(append([]byte{}, caPEM...), oldCA...)
+	}
+	return nil
+}
+
+// fresh reports whether the serving certificate exists, matches its key,
+// and has more than a third of its validity left.
+func (c *CertRotator) fresh(now time.Time) bool {
+	pair, err := tls.LoadX509KeyPair(c.path("tls.crt"), c.path("tls.key"))
+	if err != nil || len(pair.Certificate) == 0 {
+		return false
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return false
+	}
+	life := cert.NotAfter.Sub(cert.NotBefore)
+	return cert.NotAfter.Sub(now) > life/3
+}
+
+func stillValid(caPEM []byte, now time.Time) bool {
+	block, _ := pem.Decode(caPEM)
+	if block == nil {
+		return false
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	return err == nil && now.Before(cert.NotAfter)
+}
+
+// Start patches the caBundle, then checks for renewal every CheckInterval.
+func (c *CertRotator) Start(ctx context.Context) error {
+	if !c.managed() {
+		return nil
+	}
+	interval := c.Options.CheckInterval
+	if interval <= 0 {
+		interval = time.Hour
+	}
+	logger := log.FromContext(ctx).WithName("cert-rotator")
+	patched := false
+	retry := time.NewTicker(5 * time.Second)
+	defer retry.Stop()
+	check := time.NewTicker(interval)
+	defer check.Stop()
+	for {
+		if !patched {
+			if err := c.PatchCABundle(ctx); err != nil {
+				logger.Error(err, "patching caBundle", "configuration", c.Options.ConfigurationName)
+			} else {
+				patched = true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-retry.C:
+		case <-check.C:
+			before := string(c.caBundle)
+			if err := c.Ensure(time.Now()); err != nil {
+				logger.Error(err, "renewing webhook certificates")
+			}
+			if string(c.caBundle) != before {
+				patched = false
+			}
+		}
+	}
+}
+
+// PatchCABundle writes the CA bundle into every webhook of the
+// configuration.
+func (c *CertRotator) PatchCABundle(ctx context.Context) error {
+	if c.Options.ConfigurationName == "" || len(c.caBundle) == 0 {
+		return nil
+	}
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Options.ConfigurationName}, vwc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("ValidatingWebhookConfiguration %q not found", c.Options.ConfigurationName)
+		}
+		return err
+	}
+	base := vwc.DeepCopy()
+	changed := false
+	for i := range vwc.Webhooks {
+		if !bytes.Equal(vwc.Webhooks[i].ClientConfig.CABundle, c.caBundle) {
+			vwc.Webhooks[i].ClientConfig.CABundle = c.caBundle
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return c.Client.Patch(ctx, vwc, client.MergeFrom(base))
+}
+
+// generateCerts returns a self-signed CA and a serving certificate it
+// signs, PEM-encoded, with their keys.
+func generateCerts(now time.Time, validity time.Duration, dnsNames []string, ips []net.IP) (caPEM, caKeyPEM, certPEM, keyPEM []byte, err error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	serial := func() *big.Int {
+		n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+		return n
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "profile-scheduler-webhook-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(validity),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("creating CA: %w", err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cn := "profile-scheduler-webhook"
+	if len(dnsNames) > 0 {
+		cn = dnsNames[0]
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: cn},
+		DNSNames:     dnsNames,
+		IPAddresses:  ips,
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validity),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("creating serving certificate: %w", err)
+	}
+	caKeyDER, err := x509.MarshalECPrivateKey(caKey)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: caKeyDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

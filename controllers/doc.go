@@ -1,0 +1,46 @@
+// Package controllers turns SchedulerProfile and ExtenderConfig objects into
+// live profiles of the in-process scheduler and reports, in status, exactly
+// what serves pods.
+//
+// The SchedulerProfile reconciler converts a profile to the upstream
+// config.KubeSchedulerProfile through the upstream kubescheduler.config.k8s.io
+// scheme (v1 decoding with strict plugin args, defaulting, conversion to the
+// internal type, upstream validation), resolves the ExtenderConfig objects it
+// names (TLS material read from Secrets), and applies the result to a
+// scheduler.ProfileSet. A generation that is refused never replaces the one
+// that serves (last known good); status says which generation serves and
+// why the latest one does not. The oldest profile claiming a schedulerName
+// owns it; default-scheduler is reserved unless Options.AllowDefaultScheduler.
+//
+// The ExtenderConfig reconciler validates an extender, builds the upstream
+// HTTP extender from it to prove its TLS material loads, and writes its own
+// conditions. Changes to an ExtenderConfig, or to the Secret it reads, make
+// every profile that references it re-apply.
+//
+// Conditions follow the kstatus conventions (observedGeneration, Ready,
+// Reconciling, Stalled), so kubectl wait, Flux and Argo CD read health
+// without custom checks. They are computed by pure functions in the
+// *_status.go files.
+//
+// # Admission
+//
+// ProfileValidator is a validating admission webhook for SchedulerProfile.
+// It runs the same conversion and validation as the reconciler and builds
+// the framework in dry-run (ProfileSet.Validate), so an unknown plugin or bad
+// plugin args fail kubectl apply at once, with the upstream error text.
+// Missing ExtenderConfigs and schedulerName conflicts are not rejected there,
+// since GitOps tools apply objects in any order: the reconciler reports them.
+// The reconciler stays the source of truth when the webhook is not installed.
+//
+// Serving certificates come from a cert-manager-like tool when the
+// deployment mounts them into the webhook's cert directory. When the
+// directory holds none, CertRotator (enabled by Options.Webhook.SelfSigned)
+// generates a self-signed CA and a serving certificate for the webhook
+// Service's DNS names, writes tls.crt and tls.key into the cert directory
+// (the webhook server reloads them), and patches the caBundle of the named
+// ValidatingWebhookConfiguration. It renews both when a third of their
+// lifetime remains.
+//
+// This package never builds frameworks itself outside admission dry-runs,
+// never writes spec, and never takes a schedulerName from an older profile.
+package controllers

@@ -1,0 +1,76 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+func TestUpstreamExtender(t *testing.T) {
+	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	ref := &v1alpha1.SecretReference{Namespace: "ns", Name: "tls"}
+	secret := func(data map[string][]byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls"}, Data: data}
+	}
+	base := v1alpha1.ExtenderConfigSpec{URLPrefix: "https://ext.example:8443/sched", FilterVerb: "filter", PrioritizeVerb: "prioritize", Weight: 2,
+		HTTPTimeout: &metav1.Duration{Duration: 3 * time.Second}, TLSConfig: &v1alpha1.ExtenderTLSConfig{SecretRef: ref},
+		ManagedResources: []v1alpha1.ExtenderManagedResource{{Name: "example.com/gpu", IgnoredByScheduler: true}}}
+	with := func(f func(s *v1alpha1.ExtenderConfigSpec)) v1alpha1.ExtenderConfigSpec {
+		s := *base.DeepCopy()
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name   string
+		spec   v1alpha1.ExtenderConfigSpec
+		secret *corev1.Secret
+		reason string
+	}{
+		{"https with CA and client certificate", base, secret(map[string][]byte{"ca.crt": caPEM, "tls.crt": certPEM, "tls.key": keyPEM}), ""},
+		{"plain http", v1alpha1.ExtenderConfigSpec{URLPrefix: "http://127.0.0.1:8888/x", FilterVerb: "filter"}, nil, ""},
+		{"secret missing", base, nil, v1alpha1.ReasonSecretNotFound},
+		{"no CA in secret", base, secret(map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM}), v1alpha1.ReasonInvalidTLS},
+		{"certificate without key", base, secret(map[string][]byte{"ca.crt": caPEM, "tls.crt": certPEM}), v1alpha1.ReasonInvalidTLS},
+		{"CA is not PEM", base, secret(map[string][]byte{"ca.crt": []byte("not a certificate")}), v1alpha1.ReasonInvalidTLS},
+		{"key does not match", base, secret(map[string][]byte{"ca.crt": caPEM, "tls.crt": certPEM, "tls.key": []byte("junk")}), v1alpha1.ReasonInvalidTLS},
+		{"bad scheme", with(func(s *v1alpha1.ExtenderConfigSpec) { s.URLPrefix = "ftp://x" }), nil, v1alpha1.ReasonInvalidSpec},
+		{"no host", with(func(s *v1alpha1.ExtenderConfigSpec) { s.URLPrefix = "https:///x" }), nil, v1alpha1.ReasonInvalidSpec},
+		{"no verb", v1alpha1.ExtenderConfigSpec{URLPrefix: "http://x"}, nil, v1alpha1.ReasonInvalidSpec},
+		{"prioritize without weight", with(func(s *v1alpha1.ExtenderConfigSpec) { s.Weight = 0 }), nil, v1alpha1.ReasonInvalidSpec},
+		{"weight too big", with(func(s *v1alpha1.ExtenderConfigSpec) { s.Weight = 101 }), nil, v1alpha1.ReasonInvalidSpec},
+		{"zero timeout", with(func(s *v1alpha1.ExtenderConfigSpec) { s.HTTPTimeout = &metav1.Duration{} }), nil, v1alpha1.ReasonInvalidSpec},
+		{"timeout too long", with(func(s *v1alpha1.ExtenderConfigSpec) { s.HTTPTimeout = &metav1.Duration{Duration: time.Hour} }), nil, v1alpha1.ReasonInvalidSpec},
+		{"verb with a query", with(func(s *v1alpha1.ExtenderConfigSpec) { s.FilterVerb = "filter?x=1" }), nil, v1alpha1.ReasonInvalidSpec},
+		{"TLS over http", with(func(s *v1alpha1.ExtenderConfigSpec) { s.URLPrefix = "http://x" }), nil, v1alpha1.ReasonInvalidSpec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ec := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: tt.spec}
+			ext, refusal := UpstreamExtender(ec, tt.secret)
+			if tt.reason != "" {
+				g.Expect(refusal).NotTo(BeNil())
+				t.Log(refusal.Message)
+				g.Expect(refusal.Reason).To(Equal(tt.reason))
+				return
+			}
+			g.Expect(refusal).To(BeNil())
+			g.Expect(ext.URLPrefix).To(Equal(tt.spec.URLPrefix))
+			g.Expect(ext.FilterVerb).To(Equal(tt.spec.FilterVerb))
+			if tt.secret != nil {
+				g.Expect(ext.EnableHTTPS).To(BeTrue())
+				g.Expect(ext.TLSConfig.CAData).To(Equal(caPEM))
+				g.Expect(ext.TLSConfig.CertData).To(Equal(certPEM))
+				g.Expect(ext.Weight).To(BeEquivalentTo(2))
+				g.Expect(ext.HTTPTimeout.Duration).To(Equal(3 * time.Second))
+				g.Expect(ext.ManagedResources).To(HaveLen(1))
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// ExtenderConfigReconciler validates ExtenderConfig objects and writes
+// their status. Profiles that reference an extender watch it themselves
+// and re-apply when it, or its Secret, changes.
+type ExtenderConfigReconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+
+	now func() metav1.Time
+}
+
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=extenderconfigs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=extenderconfigs/status,verbs=get;update;patch
+
+// Reconcile builds the upstream HTTP extender from the ExtenderConfig and
+// its Secret, and records the outcome and the referencing profiles.
+func (r *ExtenderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ec := &v1alpha1.ExtenderConfig{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ec); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	secret, err := extenderSecret(ctx, r.Client, ec)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	_, refusal := UpstreamExtender(ec, secret)
+
+	var profiles v1alpha1.SchedulerProfileList
+	if err := r.Client.List(ctx, &profiles, client.MatchingFields{indexExtenders: ec.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing profiles referencing %q: %w", ec.Name, err)
+	}
+	names := make([]string, 0, len(profiles.Items))
+	for _, p := range profiles.Items {
+		names = append(names, p.Name)
+	}
+
+	base := ec.DeepCopy()
+	ec.Status = extenderStatus(ec.Status, ec.Generation, ec.Spec.URLPrefix, refusal, names, r.now())
+	if equality.Semantic.DeepEqual(base.Status, ec.Status) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.Client.Status().Patch(ctx, ec, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
+	}
+	return ctrl.Result{}, nil
+}

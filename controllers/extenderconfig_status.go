@@ -1,0 +1,35 @@
+package controllers
+
+import (
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// extenderStatus computes the status of an ExtenderConfig from the outcome
+// of building its upstream extender (refusal nil: it builds) and the
+// profiles that reference it. It is pure.
+func extenderStatus(st v1alpha1.ExtenderConfigStatus, generation int64, urlPrefix string, refusal *Refusal, profiles []string, now metav1.Time) v1alpha1.ExtenderConfigStatus {
+	st = *st.DeepCopy()
+	st.ObservedGeneration = generation
+	st.Profiles = nil
+	if len(profiles) > 0 {
+		st.Profiles = append([]string(nil), profiles...)
+		sort.Strings(st.Profiles)
+	}
+	if refusal == nil {
+		setCondition(&st.Conditions, generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, v1alpha1.ReasonActive, "", now)
+		setCondition(&st.Conditions, generation, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive,
+			fmt.Sprintf("extender %s builds; %d profiles reference it", urlPrefix, len(st.Profiles)), now)
+		setCondition(&st.Conditions, generation, v1alpha1.ConditionStalled, metav1.ConditionFalse, v1alpha1.ReasonActive, "", now)
+		return st
+	}
+	msg := fmt.Sprintf("generation %d refused: %s", generation, refusal.Message)
+	setCondition(&st.Conditions, generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, refusal.Reason, "", now)
+	setCondition(&st.Conditions, generation, v1alpha1.ConditionReady, metav1.ConditionFalse, refusal.Reason, msg, now)
+	setCondition(&st.Conditions, generation, v1alpha1.ConditionStalled, metav1.ConditionTrue, refusal.Reason, msg, now)
+	return st
+}

@@ -1,0 +1,355 @@
+package controllers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// ProfileFinalizer keeps a SchedulerProfile until its framework stopped
+// serving.
+const ProfileFinalizer = "scheduling.profilescheduler.io/profile"
+
+// SchedulerProfileReconciler applies SchedulerProfile objects to a
+// scheduler.ProfileSet.
+//
+// It runs one reconcile at a time: a schedulerName moves between profiles
+// only through Apply and Remove calls made in order, and servedNames
+// records who serves what in between.
+type SchedulerProfileReconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// Profiles is the scheduler's live profile set.
+	Profiles scheduler.ProfileSet
+	// Recorder emits Activated, Refused and Removed events.
+	Recorder events.EventRecorder
+	// AllowDefaultScheduler lets a profile serve default-scheduler.
+	AllowDefaultScheduler bool
+
+	served    *servedNames
+	startup   *startupTracker
+	displaced chan event.GenericEvent
+	now       func() metav1.Time
+}
+
+// profileScope carries one reconcile through its phases.
+type profileScope struct {
+	// profile as read; base is the copy status patches are computed from.
+	profile *v1alpha1.SchedulerProfile
+	base    *v1alpha1.SchedulerProfile
+	// name is the schedulerName the generation claims.
+	name string
+	// extenders resolved from spec.extenders, in order.
+	extenders []config.Extender
+	resolved  []v1alpha1.ResolvedExtender
+	// upstream is the converted, defaulted and validated profile.
+	upstream *config.KubeSchedulerProfile
+	// refusal is set when the generation cannot serve.
+	refusal *Refusal
+	// decided is set once the outcome of the generation is known: status
+	// is written only then.
+	decided bool
+}
+
+type profilePhase func(ctx context.Context, s *profileScope) (ctrl.Result, error)
+
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers,verbs=update
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=extenderconfigs,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile fetches the profile, handles its deletion, then runs the named
+// phases in order; the first that refuses the generation ends the run.
+// Status is written once, from the deferred call, when the outcome is
+// decided.
+func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	sp := &v1alpha1.SchedulerProfile{}
+	if err := r.Client.Get(ctx, req.NamespacedName, sp); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.stopServing(ctx, req.Name, nil)
+			r.startup.done(req.Name)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !sp.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, sp)
+	}
+	if !controllerutil.ContainsFinalizer(sp, ProfileFinalizer) {
+		base := sp.DeepCopy()
+		controllerutil.AddFinalizer(sp, ProfileFinalizer)
+		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
+		}
+	}
+
+	s := &profileScope{profile: sp, base: sp.DeepCopy(), name: sp.EffectiveSchedulerName()}
+	defer func() {
+		if err := r.writeStatus(ctx, s); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+		if retErr == nil {
+			r.startup.done(sp.Name)
+		}
+	}()
+
+	for _, phase := range []profilePhase{r.markReconciling, r.claimName, r.resolveExtenders, r.convert, r.apply} {
+		res, err := phase(ctx, s)
+		if err != nil || !res.IsZero() || s.refusal != nil {
+			return res, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// markReconciling writes Reconciling=True when a generation is seen for
+// the first time, so tools watching the profile see it being applied.
+func (r *SchedulerProfileReconciler) markReconciling(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+	sp := s.profile
+	if sp.Status.ObservedGeneration == sp.Generation {
+		return ctrl.Result{}, nil
+	}
+	if c := meta.FindStatusCondition(sp.Status.Conditions, v1alpha1.ConditionReconciling); c != nil &&
+		c.Status == metav1.ConditionTrue && c.ObservedGeneration == sp.Generation {
+		return ctrl.Result{}, nil
+	}
+	sp.Status = markReconciling(sp.Status, sp.Generation, r.now())
+	if err := r.Client.Status().Patch(ctx, sp, client.MergeFrom(s.base)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("marking generation %d reconciling: %w", sp.Generation, err)
+	}
+	s.base = sp.DeepCopy()
+	return ctrl.Result{}, nil
+}
+
+// claimName refuses default-scheduler unless allowed, and a schedulerName
+// that an older profile claims.
+func (r *SchedulerProfileReconciler) claimName(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+	if s.name == DefaultSchedulerName && !r.AllowDefaultScheduler {
+		s.refusal, s.decided = defaultSchedulerRefusal(), true
+		return ctrl.Result{}, nil
+	}
+	var claimers v1alpha1.SchedulerProfileList
+	if err := r.Client.List(ctx, &claimers, client.MatchingFields{indexSchedulerName: s.name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing profiles claiming %q: %w", s.name, err)
+	}
+	if owner := nameOwner(claimers.Items); owner != nil && owner.Name != s.profile.Name {
+		s.refusal, s.decided = nameConflictRefusal(s.name, owner.Name), true
+	}
+	return ctrl.Result{}, nil
+}
+
+// resolveExtenders reads the ExtenderConfig objects the profile names and
+// the Secrets they read, into upstream extenders with inline TLS material.
+func (r *SchedulerProfileReconciler) resolveExtenders(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+	for i, name := range s.profile.Spec.Extenders {
+		ec := &v1alpha1.ExtenderConfig{}
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, ec); err != nil {
+			if apierrors.IsNotFound(err) {
+				s.refusal, s.decided = extenderRefusal(i, name, nil), true
+				return ctrl.Result{}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("reading ExtenderConfig %q: %w", name, err)
+		}
+		secret, err := extenderSecret(ctx, r.Client, ec)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		ext, refusal := UpstreamExtender(ec, secret)
+		if refusal != nil {
+			s.refusal, s.decided = extenderRefusal(i, name, refusal), true
+			return ctrl.Result{}, nil
+		}
+		s.extenders = append(s.extenders, ext)
+		s.resolved = append(s.resolved, v1alpha1.ResolvedExtender{Name: name, URLPrefix: ext.URLPrefix, Generation: ec.Generation})
+	}
+	return ctrl.Result{}, nil
+}
+
+// extenderSecret reads the Secret ec refers to; nil when it names none or
+// the Secret does not exist.
+func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderConfig) (*corev1.Secret, error) {
+	if ec.Spec.TLSConfig == nil || ec.Spec.TLSConfig.SecretRef == nil {
+		return nil, nil
+	}
+	ref := ec.Spec.TLSConfig.SecretRef
+	secret := &corev1.Secret{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading Secret %s/%s of ExtenderConfig %q: %w", ref.Namespace, ref.Name, ec.Name, err)
+	}
+	return secret, nil
+}
+
+// convert runs the upstream conversion, defaulting and validation.
+func (r *SchedulerProfileReconciler) convert(_ context.Context, s *profileScope) (ctrl.Result, error) {
+	prof, refusal := ConvertProfile(s.profile, s.extenders)
+	if refusal != nil {
+		s.refusal, s.decided = refusal, true
+		return ctrl.Result{}, nil
+	}
+	s.upstream = prof
+	return ctrl.Result{}, nil
+}
+
+// apply swaps the generation in, unless the framework that serves was
+// built from the same inputs. A build failure refuses the generation and
+// leaves the serving framework in place.
+func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+	sp := s.profile
+	fp, err := fingerprint(sp.Generation, s.name, s.extenders)
+	if err != nil {
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	}
+	if cur, ok := r.served.get(sp.Name); ok && cur.Fingerprint == fp && r.Profiles.Serving(s.name) {
+		s.decided = true
+		return ctrl.Result{}, nil
+	}
+	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders})
+	if err != nil {
+		s.refusal, s.decided = BuildRefusal(err), true
+		return ctrl.Result{}, nil
+	}
+	oldName, displaced := r.served.set(sp.Name, servedProfile{
+		SchedulerName: s.name,
+		Generation:    sp.Generation,
+		Fingerprint:   fp,
+		Status:        profileOutcome{Plugins: applied.Plugins, Extenders: s.resolved},
+	})
+	if oldName != "" {
+		r.Profiles.Remove(ctx, oldName)
+	}
+	if displaced != "" {
+		r.notify(ctx, displaced)
+	}
+	s.decided = true
+	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventActivated, "Apply",
+		"generation %d serves pods with schedulerName %q", sp.Generation, s.name)
+	log.FromContext(ctx).Info("profile live", "schedulerName", s.name, "generation", sp.Generation)
+	return ctrl.Result{}, nil
+}
+
+// reconcileDelete stops serving and lets the object go.
+func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1alpha1.SchedulerProfile) (ctrl.Result, error) {
+	r.stopServing(ctx, sp.Name, sp)
+	if controllerutil.ContainsFinalizer(sp, ProfileFinalizer) {
+		base := sp.DeepCopy()
+		controllerutil.RemoveFinalizer(sp, ProfileFinalizer)
+		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("removing finalizer: %w", err)
+		}
+	}
+	r.startup.done(sp.Name)
+	return ctrl.Result{}, nil
+}
+
+// stopServing removes the name object serves, if it still serves one.
+func (r *SchedulerProfileReconciler) stopServing(ctx context.Context, object string, sp *v1alpha1.SchedulerProfile) {
+	name, ok := r.served.release(object)
+	if !ok {
+		return
+	}
+	r.Profiles.Remove(ctx, name)
+	log.FromContext(ctx).Info("profile removed", "schedulerName", name)
+	if sp != nil {
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRemoved, "Remove",
+			"schedulerName %q is no longer served by this profile", name)
+	}
+}
+
+// writeStatus patches the status that follows from the decided outcome,
+// only when it differs from what is stored.
+func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profileScope) error {
+	if !s.decided {
+		return nil
+	}
+	sp := s.profile
+	o := profileOutcome{Generation: sp.Generation, SchedulerName: s.name, Refusal: s.refusal}
+	if cur, ok := r.served.get(sp.Name); ok {
+		o.ActiveGeneration = cur.Generation
+		o.Plugins = cur.Status.Plugins
+		o.Extenders = cur.Status.Extenders
+	}
+	sp.Status = profileStatus(s.base.Status, o, r.now())
+	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) {
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRefused, "Apply",
+			"generation %d refused (%s): %s; %s", sp.Generation, s.refusal.Reason, s.refusal.Message, servingNote(o.ActiveGeneration))
+	}
+	if equality.Semantic.DeepEqual(s.base.Status, sp.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, sp, client.MergeFrom(s.base)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing status: %w", err)
+	}
+	return nil
+}
+
+// refusalChanged reports whether the Ready condition moved to a refusal it
+// did not already report.
+func refusalChanged(before, after v1alpha1.SchedulerProfileStatus) bool {
+	a := meta.FindStatusCondition(after.Conditions, v1alpha1.ConditionReady)
+	b := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionReady)
+	if a == nil || a.Status != metav1.ConditionFalse {
+		return false
+	}
+	return b == nil || b.Status != a.Status || b.Reason != a.Reason || b.Message != a.Message
+}
+
+// notify makes another profile reconcile, for example one whose name was
+// just taken over.
+func (r *SchedulerProfileReconciler) notify(ctx context.Context, name string) {
+	ev := event.GenericEvent{Object: &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+	select {
+	case r.displaced <- ev:
+	default:
+		go func() {
+			select {
+			case r.displaced <- ev:
+			case <-ctx.Done():
+			case <-time.After(time.Minute):
+			}
+		}()
+	}
+}
+
+// fingerprint identifies what a framework is built from.
+func fingerprint(generation int64, name string, extenders []config.Extender) (string, error) {
+	data, err := json.Marshal(struct {
+		Generation int64
+		Name       string
+		Extenders  []config.Extender
+	}{generation, name, extenders})
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting extenders: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}

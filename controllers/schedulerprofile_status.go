@@ -1,0 +1,147 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// profileOutcome is what one reconcile decided about the latest generation
+// of a SchedulerProfile.
+type profileOutcome struct {
+	// Generation decided on.
+	Generation int64
+	// SchedulerName the generation claims.
+	SchedulerName string
+	// Refusal is nil when the generation serves pods.
+	Refusal *Refusal
+	// ActiveGeneration serves pods after this reconcile; 0 when none does.
+	ActiveGeneration int64
+	// Plugins the serving framework runs; nil keeps what status had.
+	Plugins *config.Plugins
+	// Extenders of the serving framework; used with Plugins.
+	Extenders []v1alpha1.ResolvedExtender
+}
+
+// markReconciling returns status with Reconciling=True for generation,
+// written before a new generation is applied.
+func markReconciling(st v1alpha1.SchedulerProfileStatus, generation int64, now metav1.Time) v1alpha1.SchedulerProfileStatus {
+	st = *st.DeepCopy()
+	setCondition(&st.Conditions, generation, v1alpha1.ConditionReconciling, metav1.ConditionTrue, v1alpha1.ReasonApplying,
+		fmt.Sprintf("applying generation %d", generation), now)
+	return st
+}
+
+// profileStatus computes the status that follows from outcome, starting
+// from the previous status st. It is pure: the reconciler writes what it
+// returns, and only when it differs from what is stored.
+func profileStatus(st v1alpha1.SchedulerProfileStatus, o profileOutcome, now metav1.Time) v1alpha1.SchedulerProfileStatus {
+	st = *st.DeepCopy()
+	st.ObservedGeneration = o.Generation
+	st.SchedulerName = o.SchedulerName
+	st.ActiveGeneration = o.ActiveGeneration
+	if o.Plugins != nil {
+		st.Plugins = effectivePlugins(o.Plugins)
+		st.Extenders = o.Extenders
+	}
+	if o.ActiveGeneration == 0 {
+		st.Plugins = nil
+		st.Extenders = nil
+	}
+	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, reconciledReason(o), "", now)
+	if o.Refusal == nil {
+		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive,
+			fmt.Sprintf("generation %d serves pods with schedulerName %q", o.ActiveGeneration, o.SchedulerName), now)
+		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionFalse, v1alpha1.ReasonActive, "", now)
+		return st
+	}
+	msg := fmt.Sprintf("generation %d refused: %s; %s", o.Generation, o.Refusal.Message, servingNote(o.ActiveGeneration))
+	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionFalse, o.Refusal.Reason, msg, now)
+	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionTrue, o.Refusal.Reason, msg, now)
+	return st
+}
+
+func reconciledReason(o profileOutcome) string {
+	if o.Refusal != nil {
+		return o.Refusal.Reason
+	}
+	return v1alpha1.ReasonActive
+}
+
+// servingNote says which generation keeps serving after a refusal.
+func servingNote(active int64) string {
+	if active == 0 {
+		return "no generation of this profile serves pods"
+	}
+	return fmt.Sprintf("generation %d keeps serving (status.activeGeneration)", active)
+}
+
+// extensionPoints lists the extension points in the order the framework
+// runs them, with their names in status.
+func extensionPoints(p *config.Plugins) []struct {
+	name string
+	set  config.PluginSet
+} {
+	return []struct {
+		name string
+		set  config.PluginSet
+	}{
+		{"PreEnqueue", p.PreEnqueue},
+		{"QueueSort", p.QueueSort},
+		{"PreFilter", p.PreFilter},
+		{"Filter", p.Filter},
+		{"PostFilter", p.PostFilter},
+		{"PreScore", p.PreScore},
+		{"Score", p.Score},
+		{"Reserve", p.Reserve},
+		{"Permit", p.Permit},
+		{"PreBind", p.PreBind},
+		{"Bind", p.Bind},
+		{"PostBind", p.PostBind},
+		{"PodGroupPostFilter", p.PodGroupPostFilter},
+		{"PlacementGenerate", p.PlacementGenerate},
+		{"PlacementScore", p.PlacementScore},
+	}
+}
+
+// effectivePlugins turns what the framework runs (framework.ListPlugins)
+// into status, one entry per extension point that runs any plugin.
+func effectivePlugins(p *config.Plugins) []v1alpha1.ExtensionPointPlugins {
+	var out []v1alpha1.ExtensionPointPlugins
+	for _, ep := range extensionPoints(p) {
+		if len(ep.set.Enabled) == 0 {
+			continue
+		}
+		e := v1alpha1.ExtensionPointPlugins{ExtensionPoint: ep.name, Plugins: make([]v1alpha1.EffectivePlugin, 0, len(ep.set.Enabled))}
+		for _, pl := range ep.set.Enabled {
+			e.Plugins = append(e.Plugins, v1alpha1.EffectivePlugin{Name: pl.Name, Weight: pl.Weight})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// nameConflictRefusal explains that owner, an older profile, holds name.
+func nameConflictRefusal(name, owner string) *Refusal {
+	return refuse(v1alpha1.ReasonSchedulerNameConflict,
+		"spec.schedulerName %q is already claimed by the older SchedulerProfile %q; this profile takes it over when %q is deleted or renamed", name, owner, owner)
+}
+
+// defaultSchedulerRefusal explains why default-scheduler is refused.
+func defaultSchedulerRefusal() *Refusal {
+	return refuse(v1alpha1.ReasonDefaultSchedulerReserved,
+		"spec.schedulerName %q is reserved for the cluster's scheduler; start the operator with --allow-default-scheduler to serve it", DefaultSchedulerName)
+}
+
+// extenderRefusal explains a reference to an ExtenderConfig that cannot be
+// used.
+func extenderRefusal(index int, name string, r *Refusal) *Refusal {
+	if r == nil {
+		return refuse(v1alpha1.ReasonExtenderNotFound, "spec.extenders[%d]: ExtenderConfig %q not found", index, name)
+	}
+	return refuse(v1alpha1.ReasonExtenderNotReady, "spec.extenders[%d]: ExtenderConfig %q: %s", index, name, strings.TrimSpace(r.Message))
+}

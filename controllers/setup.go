@@ -1,0 +1,278 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// Field indexes the controllers look objects up by.
+const (
+	// indexSchedulerName indexes SchedulerProfiles by the schedulerName
+	// they claim (spec.schedulerName, or metadata.name).
+	indexSchedulerName = "profilescheduler.io/schedulerName"
+	// indexExtenders indexes SchedulerProfiles by the ExtenderConfigs they
+	// name.
+	indexExtenders = "profilescheduler.io/extenders"
+	// indexSecretRef indexes ExtenderConfigs by "namespace/name" of the
+	// Secret they read.
+	indexSecretRef = "profilescheduler.io/secretRef"
+)
+
+// ReadyzCheckName is the name of the readiness check Setup adds.
+const ReadyzCheckName = "schedulerprofiles"
+
+// Options configures the controllers.
+type Options struct {
+	// AllowDefaultScheduler lets a profile serve default-scheduler
+	// (--allow-default-scheduler). Off, such a profile is refused with
+	// DefaultSchedulerReserved.
+	AllowDefaultScheduler bool
+	// Webhook, when non-nil, registers the validating admission webhook for
+	// SchedulerProfile on the manager's webhook server.
+	Webhook *WebhookOptions
+}
+
+// Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
+// field indexes they need, the readiness check ReadyzCheckName (ready once
+// every profile existing at start has been reconciled) and, when
+// opts.Webhook is set, the validating webhook. Call it before mgr.Start.
+func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error {
+	if profiles == nil {
+		return errors.New("controllers.Setup: nil ProfileSet")
+	}
+	if err := addIndexes(context.Background(), mgr); err != nil {
+		return err
+	}
+	pr := &SchedulerProfileReconciler{
+		Client:                mgr.GetClient(),
+		Profiles:              profiles,
+		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
+		AllowDefaultScheduler: opts.AllowDefaultScheduler,
+	}
+	if err := pr.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	er := &ExtenderConfigReconciler{Client: mgr.GetClient()}
+	if err := er.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck(ReadyzCheckName, pr.ReadyCheck); err != nil {
+		return fmt.Errorf("adding readiness check: %w", err)
+	}
+	if opts.Webhook != nil {
+		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler}
+		if err := SetupWebhook(mgr, v, *opts.Webhook); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &v1alpha1.SchedulerProfile{}, indexSchedulerName, func(o client.Object) []string {
+		return []string{o.(*v1alpha1.SchedulerProfile).EffectiveSchedulerName()}
+	}); err != nil {
+		return fmt.Errorf("indexing profiles by schedulerName: %w", err)
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.SchedulerProfile{}, indexExtenders, func(o client.Object) []string {
+		return o.(*v1alpha1.SchedulerProfile).Spec.Extenders
+	}); err != nil {
+		return fmt.Errorf("indexing profiles by extenders: %w", err)
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.ExtenderConfig{}, indexSecretRef, func(o client.Object) []string {
+		t := o.(*v1alpha1.ExtenderConfig).Spec.TLSConfig
+		if t == nil || t.SecretRef == nil {
+			return nil
+		}
+		return []string{secretKey(t.SecretRef.Namespace, t.SecretRef.Name)}
+	}); err != nil {
+		return fmt.Errorf("indexing extenders by Secret: %w", err)
+	}
+	return nil
+}
+
+// SetupWithManager wires the reconciler: its own objects, the profiles
+// that claim the same schedulerName (old and new name on update), the
+// ExtenderConfigs a profile names, their Secrets, and profiles whose name
+// was taken over. The indexes of Setup must exist.
+func (r *SchedulerProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.served = newServedNames()
+	r.startup = newStartupTracker(mgr.Elected())
+	r.displaced = make(chan event.GenericEvent, 1024)
+	if r.now == nil {
+		r.now = metav1.Now
+	}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return errors.New("cache did not sync")
+		}
+		return r.startup.list(ctx, mgr.GetClient())
+	})); err != nil {
+		return err
+	}
+	c := mgr.GetClient()
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("schedulerprofile").
+		For(&v1alpha1.SchedulerProfile{}).
+		Watches(&v1alpha1.SchedulerProfile{}, peersHandler(c)).
+		Watches(&v1alpha1.ExtenderConfig{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return profilesReferencing(ctx, c, o.GetName())
+		})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			var out []reconcile.Request
+			for _, ec := range extendersReading(ctx, c, o) {
+				out = append(out, profilesReferencing(ctx, c, ec.Name)...)
+			}
+			return out
+		})).
+		WatchesRawSource(source.Channel(r.displaced, &handler.EnqueueRequestForObject{})).
+		WithOptions(ctrlOptions(1)).
+		Complete(r)
+}
+
+// SetupWithManager wires the reconciler: its own objects, the Secrets they
+// read, and the profiles that reference them (for status.profiles).
+func (r *ExtenderConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.now == nil {
+		r.now = metav1.Now
+	}
+	c := mgr.GetClient()
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("extenderconfig").
+		For(&v1alpha1.ExtenderConfig{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			var out []reconcile.Request
+			for _, ec := range extendersReading(ctx, c, o) {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&ec)})
+			}
+			return out
+		})).
+		Watches(&v1alpha1.SchedulerProfile{}, referencedExtendersHandler()).
+		WithOptions(ctrlOptions(2)).
+		Complete(r)
+}
+
+// peersHandler enqueues every profile claiming the schedulerName of the
+// object that changed, before and after the change, itself included.
+func peersHandler(c client.Reader) handler.EventHandler {
+	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		seen := map[string]bool{}
+		for _, o := range objs {
+			sp, ok := o.(*v1alpha1.SchedulerProfile)
+			if !ok || seen[sp.EffectiveSchedulerName()] {
+				continue
+			}
+			name := sp.EffectiveSchedulerName()
+			seen[name] = true
+			var peers v1alpha1.SchedulerProfileList
+			if err := c.List(ctx, &peers, client.MatchingFields{indexSchedulerName: name}); err != nil {
+				continue
+			}
+			for _, p := range peers.Items {
+				if p.Name != sp.Name {
+					q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+				}
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			oldSP, okOld := e.ObjectOld.(*v1alpha1.SchedulerProfile)
+			newSP, okNew := e.ObjectNew.(*v1alpha1.SchedulerProfile)
+			if okOld && okNew && oldSP.EffectiveSchedulerName() == newSP.EffectiveSchedulerName() &&
+				oldSP.DeletionTimestamp.IsZero() == newSP.DeletionTimestamp.IsZero() {
+				return
+			}
+			enqueue(ctx, q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+	}
+}
+
+// referencedExtendersHandler enqueues the ExtenderConfigs a profile names,
+// before and after a change.
+func referencedExtendersHandler() handler.EventHandler {
+	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		for _, o := range objs {
+			if sp, ok := o.(*v1alpha1.SchedulerProfile); ok {
+				for _, name := range sp.Spec.Extenders {
+					q.Add(reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
+				}
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			oldSP, okOld := e.ObjectOld.(*v1alpha1.SchedulerProfile)
+			newSP, okNew := e.ObjectNew.(*v1alpha1.SchedulerProfile)
+			if okOld && okNew && equalStrings(oldSP.Spec.Extenders, newSP.Spec.Extenders) {
+				return
+			}
+			enqueue(q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+	}
+}
+
+func profilesReferencing(ctx context.Context, c client.Reader, extender string) []reconcile.Request {
+	var list v1alpha1.SchedulerProfileList
+	if err := c.List(ctx, &list, client.MatchingFields{indexExtenders: extender}); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, p := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+	}
+	return out
+}
+
+func extendersReading(ctx context.Context, c client.Reader, secret client.Object) []v1alpha1.ExtenderConfig {
+	var list v1alpha1.ExtenderConfigList
+	if err := c.List(ctx, &list, client.MatchingFields{indexSecretRef: secretKey(secret.GetNamespace(), secret.GetName())}); err != nil {
+		return nil
+	}
+	return list.Items
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func ctrlOptions(workers int) controller.Options {
+	return controller.Options{MaxConcurrentReconciles: workers}
+}
