@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
 	. "github.com/onsi/gomega"
+	lua "github.com/yuin/gopher-lua"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"

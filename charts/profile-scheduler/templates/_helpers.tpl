@@ -71,3 +71,25 @@ the caBundle of the object with this name.
 {{- define "profile-scheduler.webhookConfigurationName" -}}
 profile-scheduler-validating-webhook
 {{- end }}
+
+{{/*
+How the webhook gets its serving certificate: certManager, selfSigned (the
+operator generates it) or secret (a Secret the user provides).
+*/}}
+{{- define "profile-scheduler.webhookCertMode" -}}
+{{- if .Values.webhook.certManager.enabled }}certManager
+{{- else if .Values.webhook.selfSigned }}selfSigned
+{{- else }}secret
+{{- end }}
+{{- end }}
+
+{{/*
+Secret the webhook serving certificate is mounted from (not selfSigned).
+*/}}
+{{- define "profile-scheduler.webhookCertSecret" -}}
+{{- if .Values.webhook.certManager.enabled }}
+{{- printf "%s-webhook-tls" (include "profile-scheduler.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- required "webhook.certSecret is required when webhook.selfSigned is false" .Values.webhook.certSecret }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,200 @@
+package chart
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+)
+
+// permission is one thing a rule allows: a verb on a resource (with its
+// subresource) of a group, optionally only on one name; or a verb on a
+// non-resource URL.
+type permission struct {
+	Group, Resource, Verb, Name string
+	URL                         string
+}
+
+func (p permission) String() string {
+	if p.URL != "" {
+		return p.Verb + " " + p.URL
+	}
+	s := fmt.Sprintf("%s %s.%s", p.Verb, p.Resource, p.Group)
+	if p.Group == "" {
+		s = fmt.Sprintf("%s %s", p.Verb, p.Resource)
+	}
+	if p.Name != "" {
+		s += "/" + p.Name
+	}
+	return s
+}
+
+// expand lists every permission that rules grant, sorted, without repeats.
+func expand(rules []rbacv1.PolicyRule) []string {
+	set := map[string]bool{}
+	for _, r := range rules {
+		for _, v := range r.Verbs {
+			for _, u := range r.NonResourceURLs {
+				set[permission{Verb: v, URL: u}.String()] = true
+			}
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					if len(r.ResourceNames) == 0 {
+						set[permission{Group: g, Resource: res, Verb: v}.String()] = true
+					}
+					for _, n := range r.ResourceNames {
+						set[permission{Group: g, Resource: res, Verb: v, Name: n}.String()] = true
+					}
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func rulesOf(t *testing.T, u *unstructured.Unstructured) []rbacv1.PolicyRule {
+	t.Helper()
+	var role rbacv1.ClusterRole // Role has the same rules field
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &role); err != nil {
+		t.Fatal(err)
+	}
+	return role.Rules
+}
+
+func permissions(t *testing.T, u *unstructured.Unstructured) []string {
+	return expand(rulesOf(t, u))
+}
+
+// documentedRules reads the README table under heading: API group,
+// resources, verbs, and (when withNames) resource names.
+func documentedRules(t *testing.T, heading string, withNames bool) []rbacv1.PolicyRule {
+	t.Helper()
+	var rules []rbacv1.PolicyRule
+	for _, row := range tableRows(t, section(t, readme(t), heading)) {
+		if len(row) < 4 {
+			t.Fatalf("README row %v under %q has too few cells", row, heading)
+		}
+		r := rbacv1.PolicyRule{APIGroups: list(row[0]), Resources: list(row[1]), Verbs: list(row[2])}
+		if withNames {
+			r.ResourceNames = list(row[3])
+		}
+		if len(r.APIGroups) == 0 || len(r.Resources) == 0 || len(r.Verbs) == 0 {
+			t.Fatalf("README row %v under %q lacks a group, resource or verb", row, heading)
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+const clusterRoleHeading = "### ClusterRole `<fullname>`"
+
+func TestClusterRoleIsDocumented(t *testing.T) {
+	g := NewWithT(t)
+	documented := expand(documentedRules(t, clusterRoleHeading, true))
+	objs := renderChart(t)
+	role := find(objs, "ClusterRole", releaseName)
+	g.Expect(role).NotTo(BeNil())
+	g.Expect(permissions(t, role)).To(Equal(documented), "chart ClusterRole against the README table")
+
+	reader := find(objs, "ClusterRole", releaseName+"-metrics-reader")
+	g.Expect(reader).NotTo(BeNil())
+	g.Expect(permissions(t, reader)).To(Equal([]string{"get /metrics"}))
+
+	// The webhook rule is limited to the configuration the chart creates.
+	g.Expect(documented).To(ContainElement("patch validatingwebhookconfigurations.admissionregistration.k8s.io/" +
+		find(objs, "ValidatingWebhookConfiguration", "profile-scheduler-validating-webhook").GetName()))
+}
+
+func TestGeneratedRoleIsDocumented(t *testing.T) {
+	requireGeneratedRole(t)
+	g := NewWithT(t)
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "rbac", "role.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	objs, err := decode(data)
+	g.Expect(err).NotTo(HaveOccurred())
+	role := find(objs, "ClusterRole", "profile-scheduler")
+	g.Expect(role).NotTo(BeNil(), "config/rbac/role.yaml has ClusterRole profile-scheduler")
+	g.Expect(permissions(t, role)).To(Equal(expand(documentedRules(t, clusterRoleHeading, true))),
+		"the +kubebuilder:rbac markers against the README table")
+}
+
+func TestLeaderElectionRoleIsDocumented(t *testing.T) {
+	g := NewWithT(t)
+	documented := expand(documentedRules(t, "### Role `<fullname>-leader-election`", false))
+	g.Expect(documented).To(Equal([]string{
+		"create leases.coordination.k8s.io", "get leases.coordination.k8s.io", "update leases.coordination.k8s.io",
+	}))
+	role := find(renderChart(t), "Role", releaseName+"-leader-election")
+	g.Expect(role).NotTo(BeNil())
+	g.Expect(role.GetNamespace()).To(Equal(namespace))
+	g.Expect(permissions(t, role)).To(Equal(documented))
+}
+
+// leftOut are the permissions of upstream's system:kube-scheduler and
+// system:volume-scheduler that the operator does not need; the README says
+// why under "Left out on purpose".
+var leftOut = map[string]string{
+	"create bindings":                                  "binds through pods/binding",
+	"get replicasets.extensions":                       "extensions/v1beta1 is gone since 1.16",
+	"list replicasets.extensions":                      "extensions/v1beta1 is gone since 1.16",
+	"watch replicasets.extensions":                     "extensions/v1beta1 is gone since 1.16",
+	"create leases.coordination.k8s.io":                "the leader-election Role, namespaced",
+	"get leases.coordination.k8s.io/kube-scheduler":    "the operator's lease has its own name, in its Role",
+	"list leases.coordination.k8s.io/kube-scheduler":   "the operator's lease has its own name, in its Role",
+	"watch leases.coordination.k8s.io/kube-scheduler":  "the operator's lease has its own name, in its Role",
+	"update leases.coordination.k8s.io/kube-scheduler": "the operator's lease has its own name, in its Role",
+}
+
+func init() {
+	for _, v := range []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"} {
+		leftOut[v+" leasecandidates.coordination.k8s.io"] = "coordinated leader election is off by default"
+	}
+}
+
+// TestClusterRoleCoversUpstreamScheduler compares the ClusterRole with the
+// roles upstream grants kube-scheduler, with the feature gates at their
+// defaults, so that a Kubernetes bump that adds a permission the in-tree
+// plugins need fails here.
+func TestClusterRoleCoversUpstreamScheduler(t *testing.T) {
+	g := NewWithT(t)
+	var upstream []rbacv1.PolicyRule
+	for _, r := range bootstrappolicy.ClusterRoles() {
+		if r.Name == "system:kube-scheduler" || r.Name == "system:volume-scheduler" {
+			upstream = append(upstream, r.Rules...)
+		}
+	}
+	g.Expect(upstream).NotTo(BeEmpty())
+	ours := map[string]bool{}
+	for _, p := range permissions(t, find(renderChart(t), "ClusterRole", releaseName)) {
+		ours[p] = true
+	}
+	var missing []string
+	for _, p := range expand(upstream) {
+		if !ours[p] && leftOut[p] == "" {
+			missing = append(missing, p)
+		}
+	}
+	g.Expect(missing).To(BeEmpty(), "upstream kube-scheduler has these and the chart neither grants nor documents leaving them out:\n%s",
+		strings.Join(missing, "\n"))
+	// Nothing is listed as left out that upstream no longer grants.
+	up := map[string]bool{}
+	for _, p := range expand(upstream) {
+		up[p] = true
+	}
+	for p := range leftOut {
+		g.Expect(up).To(HaveKey(p), "leftOut lists %q, which upstream no longer grants", p)
+	}
+}
