@@ -238,7 +238,7 @@ func checkServiceAccountRBAC(ctx context.Context, t *testing.T, c client.Client)
 		}
 	}
 	for _, v := range []string{"get", "create", "update"} {
-		r := rbacRequest{group: "coordination.k8s.io", resource: "leases", verb: v, name: "profile-scheduler.scheduling.profilescheduler.io"}
+		r := rbacRequest{group: "coordination.k8s.io", resource: "leases", verb: v, name: "profile-scheduler.profilescheduler.io"}
 		if !allowed(ctx, t, c, namespace, r) {
 			t.Errorf("the ServiceAccount may not %s in %s", r, namespace)
 		}
@@ -267,6 +267,9 @@ func checkServiceAccountRBAC(ctx context.Context, t *testing.T, c client.Client)
 	if allowed(ctx, t, c, "kube-system", rbacRequest{group: "coordination.k8s.io", resource: "leases", verb: "update", name: "kube-scheduler"}) {
 		t.Error("the ServiceAccount may update leases outside its namespace")
 	}
+	if allowed(ctx, t, c, namespace, rbacRequest{group: "coordination.k8s.io", resource: "leases", verb: "update", name: "someone-elses-lease"}) {
+		t.Error("the ServiceAccount may update another Lease of its namespace")
+	}
 }
 
 // checkWebhookFailurePolicy shows what the README says of failurePolicy: with
@@ -286,7 +289,7 @@ func checkWebhookFailurePolicy(ctx context.Context, t *testing.T, c client.Clien
 	g.Eventually(func() error {
 		return c.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "webhook-fail-" + fieldOwner}})
 	}).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(
-		MatchError(ContainSubstring("vschedulerprofile.scheduling.profilescheduler.io")), "failurePolicy Fail refuses the write")
+		MatchError(ContainSubstring("vschedulerprofile.profilescheduler.io")), "failurePolicy Fail refuses the write")
 }
 
 func TestServerSideApplyChart(t *testing.T) {

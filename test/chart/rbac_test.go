@@ -133,9 +133,11 @@ func TestGeneratedRoleIsDocumented(t *testing.T) {
 
 func TestLeaderElectionRoleIsDocumented(t *testing.T) {
 	g := NewWithT(t)
-	documented := expand(documentedRules(t, "### Role `<fullname>-leader-election`", false))
+	documented := expand(documentedRules(t, "### Role `<fullname>-leader-election`", true))
 	g.Expect(documented).To(Equal([]string{
-		"create leases.coordination.k8s.io", "get leases.coordination.k8s.io", "update leases.coordination.k8s.io",
+		"create leases.coordination.k8s.io",
+		"get leases.coordination.k8s.io/profile-scheduler.profilescheduler.io",
+		"update leases.coordination.k8s.io/profile-scheduler.profilescheduler.io",
 	}))
 	role := find(renderChart(t), "Role", releaseName+"-leader-election")
 	g.Expect(role).NotTo(BeNil())
