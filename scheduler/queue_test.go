@@ -1,0 +1,165 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+func queued(h *harness, ns, name string) bool {
+	active, backoff, unsched := h.sched.Queue().Pending()
+	for _, list := range [][]*v1.Pod{active, backoff, unsched} {
+		for _, p := range list {
+			if p.Namespace == ns && p.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var _ = Describe("Queue", func() {
+	It("binds a pod for a served profile and records a Scheduled event", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name))
+		createNode("n1", "4", "8Gi")
+		createPod(newPod(h.ns, "p", name, "1", "1Gi"))
+		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
+		Eventually(func() []string { return eventsFor(h.ns, "p") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("Scheduled"))
+	})
+
+	It("marks an unfit pod Unschedulable with upstream's message, then binds it within 2s of a fitting node being added", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name))
+		createNode("small-1", "1", "4Gi")
+		createNode("small-2", "1", "4Gi")
+		createNode("tainted", "16", "32Gi", withTaint("dedicated", "gpu", v1.TaintEffectNoSchedule))
+		createPod(newPod(h.ns, "big", name, "2", "1Gi"))
+		cond := waitUnschedulable(h.ns, "big", 10*time.Second)
+		Expect(cond.Message).To(Equal("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. " +
+			"preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."))
+		Eventually(func() []string { return eventsFor(h.ns, "big") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("FailedScheduling"))
+
+		start := time.Now()
+		createNode("fits", "4", "8Gi")
+		Eventually(nodeOf(h.ns, "big"), 2*time.Second, 10*time.Millisecond).Should(Equal("fits"))
+		GinkgoWriter.Printf("bound %v after the node was added\n", time.Since(start))
+	})
+
+	It("backs off longer after each failed attempt", func() {
+		h := startScheduler(scheduler.WithOutOfTreeRegistry(testRegistry), scheduler.WithPodBackoff(100*time.Millisecond, 2*time.Second))
+		recorded.reset()
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name, withHooks))
+		createNode("n1", "4", "8Gi")
+		// The pod is refused at Reserve with an error five times.
+		createPod(newPod(h.ns, "flaky", name, "1", "1Gi", withPodLabels(labelReserve, "error-5")))
+		waitBound(h.ns, "flaky", 20*time.Second)
+		times := recorded.timesOf("flaky", "Reserve")
+		Expect(times).To(HaveLen(6))
+		var gaps []time.Duration
+		for i := 1; i < len(times); i++ {
+			gaps = append(gaps, times[i].Sub(times[i-1]))
+		}
+		GinkgoWriter.Printf("gaps between attempts: %v\n", gaps)
+		Expect(gaps[0]).To(BeNumerically(">=", 100*time.Millisecond))
+		for i := 1; i < len(gaps); i++ {
+			Expect(gaps[i]).To(BeNumerically(">", gaps[i-1]+gaps[i-1]/3), "gap %d (%v) should be about twice gap %d (%v)", i, gaps[i], i-1, gaps[i-1])
+		}
+	})
+
+	It("keeps a gated pod waiting until its gates are removed", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name))
+		createNode("n1", "4", "8Gi")
+		createPod(newPod(h.ns, "gated", name, "1", "1Gi", withGates("example.com/wait")))
+		Eventually(func() bool { return queued(h, h.ns, "gated") }, 5*time.Second, 10*time.Millisecond).Should(BeTrue())
+		Consistently(nodeOf(h.ns, "gated"), time.Second, 50*time.Millisecond).Should(BeEmpty())
+		Expect(eventsFor(h.ns, "gated")).NotTo(ContainElement("FailedScheduling"))
+
+		p := getPod(h.ns, "gated")
+		p.Spec.SchedulingGates = nil
+		_, err := cs.CoreV1().Pods(h.ns).Update(context.Background(), p, metav1.UpdateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(waitBound(h.ns, "gated", 5*time.Second)).To(Equal("n1"))
+	})
+
+	It("drops a pending pod from the queue when it is deleted", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name))
+		createNode("n1", "1", "1Gi")
+		createPod(newPod(h.ns, "huge", name, "8", "1Gi"))
+		waitUnschedulable(h.ns, "huge", 10*time.Second)
+		Expect(queued(h, h.ns, "huge")).To(BeTrue())
+		Expect(cs.CoreV1().Pods(h.ns).Delete(context.Background(), "huge", metav1.DeleteOptions{})).To(Succeed())
+		Eventually(func() bool { return queued(h, h.ns, "huge") }, 5*time.Second, 10*time.Millisecond).Should(BeFalse())
+	})
+
+	It("leaves pods of an unserved schedulerName untouched, and binds them within 1s once a profile serves it", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		createNode("n1", "4", "8Gi")
+		for i := 0; i < 3; i++ {
+			createPod(newPod(h.ns, fmt.Sprintf("waiting-%d", i), name, "100m", "100Mi"))
+		}
+		Consistently(func() bool {
+			for i := 0; i < 3; i++ {
+				p := getPod(h.ns, fmt.Sprintf("waiting-%d", i))
+				if p.Spec.NodeName != "" || len(p.Status.Conditions) > 0 || p.Status.NominatedNodeName != "" {
+					return false
+				}
+			}
+			return true
+		}, 1500*time.Millisecond, 100*time.Millisecond).Should(BeTrue())
+		Expect(queued(h, h.ns, "waiting-0")).To(BeFalse())
+		Expect(eventsFor(h.ns, "waiting-0")).To(BeEmpty())
+
+		start := time.Now()
+		h.apply(defaultProfile(name))
+		for i := 0; i < 3; i++ {
+			Eventually(nodeOf(h.ns, fmt.Sprintf("waiting-%d", i)), time.Second-time.Since(start), 10*time.Millisecond).Should(Equal("n1"))
+		}
+		GinkgoWriter.Printf("all bound %v after Apply\n", time.Since(start))
+	})
+
+	It("schedules higher priority pods first", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		createNode("n1", "1", "8Gi")
+		// Queued together when the profile appears: the heap decides.
+		createPod(newPod(h.ns, "low", name, "1", "1Gi", withPriorityClass("low")))
+		createPod(newPod(h.ns, "high", name, "1", "1Gi", withPriorityClass("high")))
+		Eventually(func() bool { return getPod(h.ns, "high").Spec.Priority != nil }, 5*time.Second).Should(BeTrue())
+		h.apply(defaultProfile(name))
+		Expect(waitBound(h.ns, "high", 10*time.Second)).To(Equal("n1"))
+		cond := waitUnschedulable(h.ns, "low", 10*time.Second)
+		Expect(cond.Message).To(ContainSubstring("Insufficient cpu"))
+		Expect(nodeOf(h.ns, "low")()).To(BeEmpty())
+	})
+
+	It("stops touching the pods of a removed profile and serves them again when re-applied", func() {
+		h := startScheduler()
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name))
+		createPod(newPod(h.ns, "orphan", name, "1", "1Gi"))
+		Eventually(func() bool { return queued(h, h.ns, "orphan") }, 5*time.Second, 10*time.Millisecond).Should(BeTrue())
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		Expect(h.sched.Serving(name)).To(BeFalse())
+		Expect(queued(h, h.ns, "orphan")).To(BeFalse())
+		createNode("n1", "4", "8Gi")
+		Consistently(nodeOf(h.ns, "orphan"), time.Second, 50*time.Millisecond).Should(BeEmpty())
+		h.apply(defaultProfile(name))
+		Expect(waitBound(h.ns, "orphan", 5*time.Second)).To(Equal("n1"))
+	})
+})
