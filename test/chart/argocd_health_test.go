@@ -123,6 +123,8 @@ type healthCase struct {
 	message    string
 }
 
+// The conditions are those controllers/ writes: Reconciling=True for the
+// new generation while it is applied, then Ready and Stalled for the outcome.
 var healthCases = []healthCase{
 	{
 		name: "just created, no status yet", generation: 1,
@@ -131,45 +133,70 @@ var healthCases = []healthCase{
 	{
 		name: "live", generation: 3, observed: 3,
 		conditions: []metav1.Condition{
-			cond(v1alpha1.ConditionReady, metav1.ConditionTrue, 3, v1alpha1.ReasonActive, "generation 3 serves pods"),
+			cond(v1alpha1.ConditionReady, metav1.ConditionTrue, 3, v1alpha1.ReasonActive, `generation 3 serves pods with schedulerName "bin-packing"`),
 			cond(v1alpha1.ConditionReconciling, metav1.ConditionFalse, 3, v1alpha1.ReasonActive, ""),
 			cond(v1alpha1.ConditionStalled, metav1.ConditionFalse, 3, v1alpha1.ReasonActive, ""),
 		},
-		status: "Healthy", message: "generation 3 serves pods",
+		status: "Healthy", message: `generation 3 serves pods with schedulerName "bin-packing"`,
 	},
 	{
 		name: "new spec not yet observed, old one still ready", generation: 4, observed: 3,
 		conditions: []metav1.Condition{
-			cond(v1alpha1.ConditionReady, metav1.ConditionTrue, 3, v1alpha1.ReasonActive, "generation 3 serves pods"),
+			cond(v1alpha1.ConditionReady, metav1.ConditionTrue, 3, v1alpha1.ReasonActive, `generation 3 serves pods with schedulerName "bin-packing"`),
+			cond(v1alpha1.ConditionReconciling, metav1.ConditionFalse, 3, v1alpha1.ReasonActive, ""),
 		},
 		status: "Progressing", message: "Waiting for generation 4 to be reconciled",
 	},
 	{
-		name: "being applied", generation: 4, observed: 4,
+		name: "being applied", generation: 4, observed: 3,
 		conditions: []metav1.Condition{
-			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 4, v1alpha1.ReasonApplying, "generation 3 serves pods"),
-			cond(v1alpha1.ConditionReconciling, metav1.ConditionTrue, 4, v1alpha1.ReasonApplying, "building the framework of generation 4"),
+			cond(v1alpha1.ConditionReady, metav1.ConditionTrue, 3, v1alpha1.ReasonActive, `generation 3 serves pods with schedulerName "bin-packing"`),
+			cond(v1alpha1.ConditionReconciling, metav1.ConditionTrue, 4, v1alpha1.ReasonApplying, "applying generation 4"),
+			cond(v1alpha1.ConditionStalled, metav1.ConditionFalse, 3, v1alpha1.ReasonActive, ""),
 		},
-		status: "Progressing", message: "building the framework of generation 4",
+		status: "Progressing", message: "applying generation 4",
 	},
 	{
 		name: "stalled: unknown plugin", generation: 5, observed: 5,
 		conditions: []metav1.Condition{
-			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, "generation 4 serves pods"),
+			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, stalledMessage),
 			cond(v1alpha1.ConditionReconciling, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, ""),
-			cond(v1alpha1.ConditionStalled, metav1.ConditionTrue, 5, v1alpha1.ReasonUnknownPlugin, `filter plugin "NoSuchPlugin" is in no registry`),
+			cond(v1alpha1.ConditionStalled, metav1.ConditionTrue, 5, v1alpha1.ReasonUnknownPlugin, stalledMessage),
 		},
-		status: "Degraded", message: `filter plugin "NoSuchPlugin" is in no registry`,
+		status: "Degraded", message: stalledMessage,
 	},
 	{
 		name: "stalled for an older generation while the new one is not yet observed", generation: 6, observed: 5,
 		conditions: []metav1.Condition{
-			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, "generation 4 serves pods"),
-			cond(v1alpha1.ConditionStalled, metav1.ConditionTrue, 5, v1alpha1.ReasonUnknownPlugin, `filter plugin "NoSuchPlugin" is in no registry`),
+			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, stalledMessage),
+			cond(v1alpha1.ConditionReconciling, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, ""),
+			cond(v1alpha1.ConditionStalled, metav1.ConditionTrue, 5, v1alpha1.ReasonUnknownPlugin, stalledMessage),
 		},
 		status: "Progressing", message: "Waiting for generation 6 to be reconciled",
 	},
+	{
+		name: "fixed spec being applied after a refusal", generation: 6, observed: 5,
+		conditions: []metav1.Condition{
+			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 5, v1alpha1.ReasonUnknownPlugin, stalledMessage),
+			cond(v1alpha1.ConditionReconciling, metav1.ConditionTrue, 6, v1alpha1.ReasonApplying, "applying generation 6"),
+			cond(v1alpha1.ConditionStalled, metav1.ConditionTrue, 5, v1alpha1.ReasonUnknownPlugin, stalledMessage),
+		},
+		status: "Progressing", message: "applying generation 6",
+	},
+	{
+		name: "refused with nothing serving", generation: 1, observed: 1,
+		conditions: []metav1.Condition{
+			cond(v1alpha1.ConditionReady, metav1.ConditionFalse, 1, v1alpha1.ReasonExtenderNotFound, missingExtender),
+			cond(v1alpha1.ConditionStalled, metav1.ConditionTrue, 1, v1alpha1.ReasonExtenderNotFound, missingExtender),
+		},
+		status: "Degraded", message: missingExtender,
+	},
 }
+
+const (
+	stalledMessage  = `generation 5 refused: filter plugin "NoSuchPlugin" is in no registry; generation 4 keeps serving (status.activeGeneration)`
+	missingExtender = `generation 1 refused: ExtenderConfig "gpu-filter" not found; no generation of this profile serves pods`
+)
 
 func TestArgoCDHealthCheck(t *testing.T) {
 	scripts := argoHealthScripts(t)
