@@ -34,7 +34,10 @@ type ControlPlane struct {
 // $KUBEBUILDER_ASSETS) with the project's CRDs installed, and writes a
 // kubeconfig for them into dir. The harness's own clients get qps/burst.
 func StartControlPlane(dir string, qps float32, burst int) (*ControlPlane, error) {
-	env, cfg, err := testenv.Start()
+	// No kubelet runs: without TaintNodesByCondition nodes are created as
+	// written, not tainted not-ready until a kubelet reports in (as in
+	// upstream's scheduler_perf). ServiceAccount stays off as envtest has it.
+	env, cfg, err := testenv.Start(testenv.WithAPIServerArg("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition"))
 	if err != nil {
 		return nil, err
 	}

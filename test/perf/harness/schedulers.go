@@ -81,6 +81,8 @@ type KubeScheduler struct {
 	Kubeconfig string
 	Dir        string
 	Settings   Settings
+	// ExtraArgs are appended to kube-scheduler's command line.
+	ExtraArgs []string
 
 	run      string
 	seq      int
@@ -137,7 +139,7 @@ func (k *KubeScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerPro
 		"--cert-dir=" + certDir,
 		"--v=1",
 	}
-	p, err := StartProcess(k.Bin, args, base+".log")
+	p, err := StartProcess(k.Bin, append(args, k.ExtraArgs...), base+".log")
 	if err != nil {
 		return err
 	}

@@ -113,23 +113,27 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(cases) > 0 {
 		b.WriteString("## Throughput, latency and cost\n\n")
 		b.WriteString("Throughput: pods bound per second, average over the measured step and p50/p90/p99 of 1 s windows. " +
+			"Created/s: how fast the harness created the measured pods (upstream / ours); throughput cannot exceed it. "+
 			"Latency: creation to bind, both seen by one watch. CPU: scheduler process CPU seconds during the measured step. " +
 			"RSS: peak resident set of the scheduler process over the case.\n\n")
-		b.WriteString("| case | pods | upstream pods/s avg (p50/p90/p99) | ours pods/s avg (p50/p90/p99) | upstream latency ms p50/p90/p99 | ours latency ms p50/p90/p99 | upstream CPU s / RSS MiB | ours CPU s / RSS MiB | throughput ours/up | p99 latency ours/up | CPU per pod ours/up | RSS ours/up |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| case | pods | created/s | upstream pods/s avg (p50/p90/p99) | ours pods/s avg (p50/p90/p99) | upstream latency ms p50/p90/p99 | ours latency ms p50/p90/p99 | upstream CPU s / RSS MiB | ours CPU s / RSS MiB | throughput ours/up | p99 latency ours/up | CPU per pod ours/up | RSS ours/up |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var notes []string
 		for _, c := range cases {
 			up, ours := r.find(c, harness.Upstream), r.find(c, harness.Ours)
-			pods := 0
+			pods, created := 0, []string{}
 			for _, run := range []*harness.Run{up, ours} {
 				if run != nil {
 					pods = max(pods, run.MeasuredPods)
+					if run.CreateSeconds > 0 {
+						created = append(created, fmt.Sprintf("%.0f", float64(run.MeasuredPods)/run.CreateSeconds))
+					}
 					if n := runNote(run); n != "" {
 						notes = append(notes, n)
 					}
 				}
 			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, pods,
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, pods, strings.Join(created, " / "),
 				thr(up), thr(ours), lat(up), lat(ours), cost(up), cost(ours),
 				ratio(up, ours, func(r *harness.Run) float64 { return r.Throughput.Average }),
 				ratio(up, ours, func(r *harness.Run) float64 { return r.LatencyMillis.P99 }),

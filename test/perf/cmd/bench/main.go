@@ -27,6 +27,7 @@ import (
 type options struct {
 	scale, cases, schedulers, out, workloadsDir string
 	kubeScheduler, profileScheduler, oursArgs   string
+	upstreamArgs                                string
 	schedulerName                               string
 	qps                                         float64
 	burst, parallelism, workers                 int
@@ -56,6 +57,7 @@ func main() {
 	flag.StringVar(&o.kubeScheduler, "kube-scheduler", "bin/kube-scheduler", "upstream kube-scheduler binary")
 	flag.StringVar(&o.profileScheduler, "profile-scheduler", "bin/profile-scheduler", "profile-scheduler binary")
 	flag.StringVar(&o.oursArgs, "ours-args", envOr("BENCH_OURS_ARGS", ""), "extra flags for profile-scheduler, space-separated ($BENCH_OURS_ARGS)")
+	flag.StringVar(&o.upstreamArgs, "upstream-args", envOr("BENCH_UPSTREAM_ARGS", ""), "extra flags for kube-scheduler, space-separated ($BENCH_UPSTREAM_ARGS)")
 	flag.StringVar(&o.schedulerName, "scheduler-name", "bench", "schedulerName of the profile and the pods")
 	flag.Float64Var(&o.qps, "qps", 5000, "client QPS of both schedulers and of the harness")
 	flag.IntVar(&o.burst, "burst", 5000, "client burst of both schedulers and of the harness")
@@ -163,7 +165,8 @@ func run(ctx context.Context, o options) error {
 		}
 	}()
 	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger}
-	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings}
+	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
+		ExtraArgs: strings.Fields(o.upstreamArgs)}
 	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
 		Client: cp.Client, ExtraArgs: strings.Fields(o.oursArgs)}
 	byName := map[string]harness.Scheduler{harness.Upstream: up, harness.Ours: ours}
