@@ -113,7 +113,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(cases) > 0 {
 		b.WriteString("## Throughput, latency and cost\n\n")
 		b.WriteString("Throughput: pods bound per second, average over the measured step and p50/p90/p99 of 1 s windows. " +
-			"Created/s: how fast the harness created the measured pods (upstream / ours); throughput cannot exceed it. "+
+			"Created/s: how fast the harness created the measured pods (upstream / ours); throughput cannot exceed it. " +
 			"Latency: creation to bind, both seen by one watch. CPU: scheduler process CPU seconds during the measured step. " +
 			"RSS: peak resident set of the scheduler process over the case.\n\n")
 		b.WriteString("| case | pods | created/s | upstream pods/s avg (p50/p90/p99) | ours pods/s avg (p50/p90/p99) | upstream latency ms p50/p90/p99 | ours latency ms p50/p90/p99 | upstream CPU s / RSS MiB | ours CPU s / RSS MiB | throughput ours/up | p99 latency ours/up | CPU per pod ours/up | RSS ours/up |\n")
