@@ -51,7 +51,9 @@ func TestHelmTemplateRefusesBadValues(t *testing.T) {
 		set  string
 		want string
 	}{
-		"unknown failure policy":           {"webhook.failurePolicy=Sometimes", "webhook.failurePolicy must be Ignore or Fail"},
+		"unknown failure policy":           {"webhook.failurePolicy=Sometimes", "/webhook/failurePolicy': value must be one of 'Ignore', 'Fail'"},
+		"misspelt value":                   {"webhok.enabled=false", "additional properties 'webhok' not allowed"},
+		"duration without a unit":          {"leaderElection.leaseDuration=15", "/leaderElection/leaseDuration"},
 		"own certificate without a Secret": {"webhook.selfSigned=false", "webhook.certSecret is required"},
 		"existing account without a name":  {"serviceAccount.create=false", "serviceAccount.name is required"},
 		"servicemonitor without a service": {"serviceMonitor.enabled=true,metrics.service.enabled=false", "serviceMonitor.enabled needs metrics.service.enabled"},
