@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	goflag "flag"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,20 +25,26 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	_ "k8s.io/kubernetes/pkg/features" // registers the upstream feature gates
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	schedulingv1alpha1 "github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -73,6 +81,7 @@ type options struct {
 	webhookSelfSigned     bool
 	webhookServiceName    string
 	webhookServiceNS      string
+	webhookConfigName     string
 	enableWebhook         bool
 	showVersion           bool
 }
@@ -102,6 +111,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.webhookSelfSigned, "webhook-self-signed", true, "Generate and rotate the webhook serving certificate and patch the webhook's caBundle (when no cert-manager provides one).")
 	fs.StringVar(&o.webhookServiceName, "webhook-service-name", "profile-scheduler-webhook", "Service in front of the webhook server (for the certificate's DNS names).")
 	fs.StringVar(&o.webhookServiceNS, "webhook-service-namespace", "", "Namespace of that Service (default: the pod's namespace).")
+	fs.StringVar(&o.webhookConfigName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and the upstream scheduler version it embeds, then exit.")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
 }
@@ -230,15 +240,83 @@ func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
 		LeaderElectionReleaseOnCancel: true,
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Port:    o.webhookPort,
+			CertDir: o.webhookCertDir,
+			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }},
+		}),
 	})
 }
 
 // setup adds the scheduler and the controllers to the manager, and the probes.
 func setup(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, o *options) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	sched, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0),
+		scheduler.WithKubeConfig(cfg),
+		scheduler.WithParallelism(o.parallelism),
+		scheduler.WithPodBackoff(o.podInitialBackoff, o.podMaxBackoff),
+		scheduler.WithOutOfTreeRegistry(outOfTreeRegistry),
+	)
+	if err != nil {
+		return fmt.Errorf("creating scheduler: %w", err)
+	}
+	if err := mgr.Add(sched); err != nil {
+		return err
+	}
+
+	copts := controllers.Options{AllowDefaultScheduler: o.allowDefaultScheduler}
+	if o.enableWebhook {
+		ns := o.webhookServiceNS
+		if ns == "" {
+			ns = podNamespace()
+		}
+		copts.Webhook = &controllers.WebhookOptions{
+			SelfSigned:        o.webhookSelfSigned,
+			CertDir:           o.webhookCertDir,
+			ConfigurationName: o.webhookConfigName,
+			DNSNames: []string{
+				o.webhookServiceName,
+				o.webhookServiceName + "." + ns,
+				o.webhookServiceName + "." + ns + ".svc",
+				o.webhookServiceName + "." + ns + ".svc.cluster.local",
+			},
+		}
+	}
+	if err := controllers.Setup(mgr, sched, copts); err != nil {
+		return fmt.Errorf("setting up controllers: %w", err)
+	}
+
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
-	return mgr.AddReadyzCheck("readyz", healthz.Ping)
+	// A standby replica is ready; the leader once its informers have synced.
+	elected := mgr.Elected()
+	return mgr.AddReadyzCheck("scheduler", func(*http.Request) error {
+		select {
+		case <-elected:
+		default:
+			return nil
+		}
+		if !sched.HasSynced() {
+			return errors.New("scheduler informers not synced")
+		}
+		return nil
+	})
+}
+
+// outOfTreeRegistry holds plugins compiled into this binary beside the
+// upstream in-tree ones. Add yours here (name -> factory).
+var outOfTreeRegistry = frameworkruntime.Registry{}
+
+// podNamespace is the namespace this pod runs in, or "default" outside a cluster.
+func podNamespace() string {
+	if ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		return strings.TrimSpace(string(ns))
+	}
+	return "default"
 }
 
 // startLocal starts the local control plane and seeds it with nodes and the

@@ -135,8 +135,29 @@ func CreateNodes(ctx context.Context, c client.Client, specs []NodeSpec) error {
 		if err := c.Status().Update(ctx, node); err != nil {
 			return fmt.Errorf("setting status of node %s: %w", spec.Name, err)
 		}
+		// The API server's TaintNodesByCondition admission taints new nodes
+		// not-ready; with no node lifecycle controller here, lift it as that
+		// controller does once the node reports Ready.
+		if err := untaintNotReady(ctx, c, node); err != nil {
+			return fmt.Errorf("removing the not-ready taint of node %s: %w", spec.Name, err)
+		}
 	}
 	return nil
+}
+
+func untaintNotReady(ctx context.Context, c client.Client, node *corev1.Node) error {
+	base := node.DeepCopy()
+	taints := node.Spec.Taints[:0]
+	for _, t := range node.Spec.Taints {
+		if t.Key != corev1.TaintNodeNotReady {
+			taints = append(taints, t)
+		}
+	}
+	if len(taints) == len(base.Spec.Taints) {
+		return nil
+	}
+	node.Spec.Taints = taints
+	return c.Patch(ctx, node, client.MergeFrom(base))
 }
 
 // ApplyDir server-side applies every YAML document of every *.yaml file in

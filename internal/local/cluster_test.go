@@ -68,6 +68,9 @@ func TestLocalCluster(t *testing.T) {
 		if !ready {
 			t.Errorf("node %s is not Ready", n.Name)
 		}
+		for _, taint := range n.Spec.Taints {
+			t.Errorf("node %s has taint %s: pods could not land on it", n.Name, taint.ToString())
+		}
 		if z := n.Labels[corev1.LabelTopologyZone]; z != "" {
 			zones[z] = true
 		}
