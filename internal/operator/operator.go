@@ -1,0 +1,208 @@
+package operator
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	schedulingv1alpha1 "github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// Scheme knows the built-in kinds and the project's own.
+var Scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	utilruntime.Must(schedulingv1alpha1.AddToScheme(Scheme))
+}
+
+// Options configures the operator. The zero value is not useful; start from
+// Defaults().
+type Options struct {
+	// LeaderElect makes replicas elect a leader; only the leader
+	// reconciles and schedules.
+	LeaderElect             bool
+	LeaderElectionID        string
+	LeaderElectionNamespace string
+	LeaseDuration           time.Duration
+	RenewDeadline           time.Duration
+	RetryPeriod             time.Duration
+	// ReleaseLeaseOnStop hands leadership over at once on a clean stop.
+	ReleaseLeaseOnStop bool
+
+	// MetricsAddr of the metrics endpoint; "0" disables it.
+	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS with authn/authz.
+	MetricsSecure bool
+	// ProbeAddr of /healthz and /readyz; "0" disables them.
+	ProbeAddr string
+
+	Parallelism       int
+	PodInitialBackoff time.Duration
+	PodMaxBackoff     time.Duration
+	// AllowDefaultScheduler lets a profile serve default-scheduler.
+	AllowDefaultScheduler bool
+	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
+	OutOfTreeRegistry frameworkruntime.Registry
+
+	// Webhook, when set, serves the validating admission webhook.
+	Webhook *WebhookOptions
+}
+
+// WebhookOptions configures the admission webhook server.
+type WebhookOptions struct {
+	Port int
+	// CertDir holds tls.crt and tls.key.
+	CertDir string
+	// SelfSigned generates and rotates the serving certificate and patches
+	// the caBundle of ConfigurationName.
+	SelfSigned        bool
+	ConfigurationName string
+	// ServiceName and ServiceNamespace name the Service in front of the
+	// webhook, for the certificate's DNS names.
+	ServiceName      string
+	ServiceNamespace string
+}
+
+// Defaults returns the options main.go's flags default to.
+func Defaults() Options {
+	return Options{
+		LeaderElectionID:   "profile-scheduler.profilescheduler.io",
+		LeaseDuration:      15 * time.Second,
+		RenewDeadline:      10 * time.Second,
+		RetryPeriod:        2 * time.Second,
+		ReleaseLeaseOnStop: true,
+		MetricsAddr:        ":8443",
+		MetricsSecure:      true,
+		ProbeAddr:          ":8081",
+		Parallelism:        16,
+		PodInitialBackoff:  time.Second,
+		PodMaxBackoff:      10 * time.Second,
+		OutOfTreeRegistry:  frameworkruntime.Registry{},
+	}
+}
+
+// Operator is an assembled operator, ready to Start.
+type Operator struct {
+	ctrl.Manager
+	// Scheduler is the in-process scheduler the controllers drive.
+	Scheduler *scheduler.Scheduler
+}
+
+// New assembles the operator on cfg.
+func New(cfg *rest.Config, o Options) (*Operator, error) {
+	mgr, err := newManager(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0),
+		scheduler.WithKubeConfig(cfg),
+		scheduler.WithParallelism(o.Parallelism),
+		scheduler.WithPodBackoff(o.PodInitialBackoff, o.PodMaxBackoff),
+		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("creating scheduler: %w", err)
+	}
+	if err := mgr.Add(sched); err != nil {
+		return nil, err
+	}
+
+	copts := controllers.Options{AllowDefaultScheduler: o.AllowDefaultScheduler}
+	if w := o.Webhook; w != nil {
+		ns := w.ServiceNamespace
+		if ns == "" {
+			ns = podNamespace()
+		}
+		copts.Webhook = &controllers.WebhookOptions{
+			SelfSigned:        w.SelfSigned,
+			CertDir:           w.CertDir,
+			ConfigurationName: w.ConfigurationName,
+			DNSNames: []string{
+				w.ServiceName,
+				w.ServiceName + "." + ns,
+				w.ServiceName + "." + ns + ".svc",
+				w.ServiceName + "." + ns + ".svc.cluster.local",
+			},
+		}
+	}
+	if err := controllers.Setup(mgr, sched, copts); err != nil {
+		return nil, fmt.Errorf("setting up controllers: %w", err)
+	}
+
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	// A standby replica is ready; the leader once its informers have synced.
+	elected := mgr.Elected()
+	if err := mgr.AddReadyzCheck("scheduler", func(*http.Request) error {
+		select {
+		case <-elected:
+		default:
+			return nil
+		}
+		if !sched.HasSynced() {
+			return errors.New("scheduler informers not synced")
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return &Operator{Manager: mgr, Scheduler: sched}, nil
+}
+
+func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
+	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	metricsOpts := metricsserver.Options{BindAddress: o.MetricsAddr, SecureServing: o.MetricsSecure}
+	if o.MetricsSecure && o.MetricsAddr != "0" {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metricsOpts.TLSOpts = tlsOpts
+	}
+	mopts := ctrl.Options{
+		Scheme:                        Scheme,
+		Metrics:                       metricsOpts,
+		HealthProbeBindAddress:        o.ProbeAddr,
+		LeaderElection:                o.LeaderElect,
+		LeaderElectionID:              o.LeaderElectionID,
+		LeaderElectionNamespace:       o.LeaderElectionNamespace,
+		LeaseDuration:                 &o.LeaseDuration,
+		RenewDeadline:                 &o.RenewDeadline,
+		RetryPeriod:                   &o.RetryPeriod,
+		LeaderElectionReleaseOnCancel: o.ReleaseLeaseOnStop,
+	}
+	if o.Webhook != nil {
+		mopts.WebhookServer = webhook.NewServer(webhook.Options{Port: o.Webhook.Port, CertDir: o.Webhook.CertDir, TLSOpts: tlsOpts})
+	}
+	return ctrl.NewManager(cfg, mopts)
+}
+
+// podNamespace is the namespace this pod runs in, or "default" outside a cluster.
+func podNamespace() string {
+	if ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		return strings.TrimSpace(string(ns))
+	}
+	return "default"
+}
