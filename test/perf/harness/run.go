@@ -31,6 +31,10 @@ type Runner struct {
 	Stall time.Duration
 	// Log receives progress lines.
 	Log *log.Logger
+	// Profile, when set, records a CPU profile of the scheduler process
+	// with Linux perf during each measured step into Dir.
+	Profile bool
+	Dir     string
 
 	seq int
 }
@@ -384,6 +388,18 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		}
 	}
 	run.MeasuredPods = len(pods)
+	if r.Profile {
+		stop, err := startPerf(r.Dir, fmt.Sprintf("%s-%s", c.Name, sched.Name()), sched.PID())
+		if err != nil {
+			r.logf("perf: %v", err)
+		} else {
+			defer func() {
+				if err := stop(); err != nil {
+					r.logf("perf: %v", err)
+				}
+			}()
+		}
+	}
 	cpu0 := sched.Usage().CPUSeconds
 	t0 := time.Now()
 	if err := r.createPods(ctx, pods); err != nil {

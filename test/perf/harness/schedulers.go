@@ -50,6 +50,8 @@ type Scheduler interface {
 	Usage() Usage
 	// Stop stops every process of the run and cleans up what Start made.
 	Stop(ctx context.Context) Usage
+	// PID of the running process, 0 when none runs.
+	PID() int
 }
 
 var httpClient = &http.Client{
@@ -155,6 +157,14 @@ func (k *KubeScheduler) Restart(ctx context.Context, prof schedv1.KubeSchedulerP
 		k.proc = nil
 	}
 	return k.Start(ctx, prof)
+}
+
+// PID implements Scheduler.
+func (k *KubeScheduler) PID() int {
+	if k.proc == nil {
+		return 0
+	}
+	return k.proc.PID()
 }
 
 // Usage implements Scheduler.
@@ -272,6 +282,14 @@ func (o *ProfileScheduler) Apply(ctx context.Context, prof schedv1.KubeScheduler
 		return 0, at, err
 	}
 	return sp.Generation, at, nil
+}
+
+// PID implements Scheduler.
+func (o *ProfileScheduler) PID() int {
+	if o.proc == nil {
+		return 0
+	}
+	return o.proc.PID()
 }
 
 // Usage implements Scheduler.

@@ -32,6 +32,7 @@ type options struct {
 	qps                                         float64
 	burst, parallelism, workers                 int
 	stall                                       time.Duration
+	profile                                     bool
 	set                                         multiFlag
 }
 
@@ -64,6 +65,7 @@ func main() {
 	flag.IntVar(&o.parallelism, "parallelism", 16, "parallelism of both schedulers")
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
+	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
 	if env := os.Getenv("BENCH_SET"); env != "" {
@@ -164,7 +166,7 @@ func run(ctx context.Context, o options) error {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 	}()
-	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger}
+	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, Dir: dir}
 	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
 		ExtraArgs: strings.Fields(o.upstreamArgs)}
 	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,

@@ -1,0 +1,61 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// startPerf samples pid's stacks with `perf record` (499 Hz, call graphs)
+// into dir/name.perf.data until the returned stop is called; stop then
+// writes the hottest functions to dir/name.perf.txt, first by time spent in
+// them and their callees, then by their own time.
+func startPerf(dir, name string, pid int) (stop func() error, err error) {
+	if pid == 0 {
+		return nil, fmt.Errorf("no process to profile")
+	}
+	bin, err := exec.LookPath("perf")
+	if err != nil {
+		return nil, fmt.Errorf("perf not installed: %w", err)
+	}
+	data := filepath.Join(dir, name+".perf.data")
+	cmd := exec.Command(bin, "record", "-F", "499", "-g", "-p", fmt.Sprint(pid), "-o", data)
+	log, err := os.Create(filepath.Join(dir, name+".perf.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, err
+	}
+	return func() error {
+		defer log.Close()
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		out, err := os.Create(filepath.Join(dir, name+".perf.txt"))
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		for _, mode := range [][]string{{"--children", "--percent-limit", "3"}, {"--no-children", "--percent-limit", "0.5"}} {
+			args := append([]string{"report", "-i", data, "--stdio", "-g", "none", "--sort", "symbol"}, mode...)
+			rep := exec.Command(bin, args...)
+			rep.Stdout, rep.Stderr = out, out
+			if err := rep.Run(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}

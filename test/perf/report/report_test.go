@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+)
+
+func sampleReport() *Report {
+	run := func(sched string, avg, p99, cpu float64, rss int64) *harness.Run {
+		return &harness.Run{
+			Case: "basic", Scheduler: sched, MeasuredPods: 100, Bound: 100, CreateSeconds: 1,
+			Throughput:    stats.Throughput{Average: avg, P50: avg, P90: avg, P99: avg},
+			LatencyMillis: stats.Summary{N: 100, P50: p99 / 2, P90: p99 * 0.9, P99: p99},
+			CPUSeconds:    cpu, PeakRSSBytes: rss,
+		}
+	}
+	swap := func(sched string, gap float64) *harness.SwapRun {
+		return &harness.SwapRun{
+			Scheduler: sched, Swaps: 4, Rate: 20, Created: 50, Bound: 50, LongestGapMillis: gap,
+			ApplyToPlacedMillis: stats.Summary{P50: gap / 2, P99: gap},
+			Series:              []harness.Point{{T: 0.5, N: 1}, {T: 1, N: 2}, {T: 2, N: 3}},
+			SwapAtSeconds:       []float64{0.7, 1.5},
+		}
+	}
+	return &Report{
+		Started:  time.Unix(0, 0),
+		Settings: harness.Settings{QPS: 5000, Burst: 5000, Parallelism: 16},
+		Runs:     []*harness.Run{run(harness.Upstream, 100, 200, 2, 100<<20), run(harness.Ours, 120, 100, 3, 150<<20)},
+		Swaps:    []*harness.SwapRun{swap(harness.Upstream, 2000), swap(harness.Ours, 100)},
+		Agreement: map[string]stats.Agreement{
+			"basic": {Compared: 100, Same: 100},
+		},
+	}
+}
+
+func TestMarkdownRatios(t *testing.T) {
+	var b bytes.Buffer
+	if err := sampleReport().WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	var row string
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| basic | 100 |") {
+			row = l
+			break
+		}
+	}
+	if row == "" {
+		t.Fatalf("no row for basic in:\n%s", md)
+	}
+	// Ratios ours/upstream close the row: throughput, p99 latency, CPU per
+	// pod, RSS.
+	if !strings.HasSuffix(row, "| 1.20 | 0.50 | 1.50 | 1.50 |") {
+		t.Errorf("ratios wrong: %s", row)
+	}
+	for _, want := range []string{"| basic | 100 | 100 | 100.0% | 0 |", "| longest gap with no bind, ms | 2000 | 100 | 0.05 |", "| pods created / bound | 50 / 50 | 50 / 50 | |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+}
+
+func TestJSONAndChart(t *testing.T) {
+	r := sampleReport()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Runs) != 2 || back.Runs[1].Throughput.Average != 120 {
+		t.Errorf("JSON round trip lost runs: %+v", back.Runs)
+	}
+	path := filepath.Join(t.TempDir(), "swap.svg")
+	if err := SwapChart(r.Swaps, path); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("profile-scheduler (update)")) {
+		t.Errorf("chart is not an SVG with the legend")
+	}
+}
