@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 
@@ -30,10 +31,33 @@ type servedNames struct {
 	mu       sync.Mutex
 	byName   map[string]string
 	byObject map[string]servedProfile
+	// refused is the last refusal reported per object, so that a refusal
+	// is announced once even when the cache lags behind the status written.
+	refused map[string]string
 }
 
 func newServedNames() *servedNames {
-	return &servedNames{byName: map[string]string{}, byObject: map[string]servedProfile{}}
+	return &servedNames{byName: map[string]string{}, byObject: map[string]servedProfile{}, refused: map[string]string{}}
+}
+
+// noteRefusal records the refusal of generation of object and reports
+// whether it differs from the last one recorded.
+func (s *servedNames) noteRefusal(object string, generation int64, r *Refusal) bool {
+	key := fmt.Sprintf("%d/%s/%s", generation, r.Reason, r.Message)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refused[object] == key {
+		return false
+	}
+	s.refused[object] = key
+	return true
+}
+
+// forgetRefusal drops the last refusal of object, once it is live or gone.
+func (s *servedNames) forgetRefusal(object string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.refused, object)
 }
 
 // get returns what object serves, if anything.

@@ -48,6 +48,9 @@ type SchedulerProfileReconciler struct {
 	// AllowDefaultScheduler lets a profile serve default-scheduler.
 	AllowDefaultScheduler bool
 
+	// elected, when set, is closed once this replica leads; until then
+	// the replica is a standby and reports ready.
+	elected   <-chan struct{}
 	served    *servedNames
 	startup   *startupTracker
 	displaced chan event.GenericEvent
@@ -264,6 +267,7 @@ func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1
 			return ctrl.Result{}, fmt.Errorf("removing finalizer: %w", err)
 		}
 	}
+	r.served.forgetRefusal(sp.Name)
 	r.startup.done(sp.Name)
 	return ctrl.Result{}, nil
 }
@@ -296,9 +300,12 @@ func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profile
 		o.Extenders = cur.Status.Extenders
 	}
 	sp.Status = profileStatus(s.base.Status, o, r.now())
-	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) {
+	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) && r.served.noteRefusal(sp.Name, sp.Generation, s.refusal) {
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRefused, "Apply",
 			"generation %d refused (%s): %s; %s", sp.Generation, s.refusal.Reason, s.refusal.Message, servingNote(o.ActiveGeneration))
+	}
+	if s.refusal == nil {
+		r.served.forgetRefusal(sp.Name)
 	}
 	if equality.Semantic.DeepEqual(s.base.Status, sp.Status) {
 		return nil

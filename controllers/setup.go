@@ -43,6 +43,11 @@ type Options struct {
 	// (--allow-default-scheduler). Off, such a profile is refused with
 	// DefaultSchedulerReserved.
 	AllowDefaultScheduler bool
+	// LeaderElection tells that the manager elects a leader: a replica that
+	// does not lead reconciles nothing and reports ready. Without it,
+	// readiness waits for the first reconcile of every profile that
+	// existed at start.
+	LeaderElection bool
 	// Webhook, when non-nil, registers the validating admission webhook for
 	// SchedulerProfile on the manager's webhook server.
 	Webhook *WebhookOptions
@@ -64,6 +69,9 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		Profiles:              profiles,
 		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
 		AllowDefaultScheduler: opts.AllowDefaultScheduler,
+	}
+	if opts.LeaderElection {
+		pr.elected = mgr.Elected()
 	}
 	if err := pr.SetupWithManager(mgr); err != nil {
 		return err
@@ -114,7 +122,7 @@ func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
 // was taken over. The indexes of Setup must exist.
 func (r *SchedulerProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.served = newServedNames()
-	r.startup = newStartupTracker(mgr.Elected())
+	r.startup = newStartupTracker(r.elected)
 	r.displaced = make(chan event.GenericEvent, 1024)
 	if r.now == nil {
 		r.now = metav1.Now

@@ -20,7 +20,8 @@ type startupTracker struct {
 	listed  bool
 	pending map[string]struct{}
 	seen    map[string]struct{}
-	// elected is closed once this replica leads; a standby is ready.
+	// elected, when set, is closed once this replica leads; a standby is
+	// ready. Nil means there is no election: the replica leads.
 	elected <-chan struct{}
 }
 

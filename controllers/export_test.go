@@ -1,0 +1,4 @@
+package controllers
+
+// GenerateCerts is generateCerts, for the envtest suite's TLS extenders.
+var GenerateCerts = generateCerts

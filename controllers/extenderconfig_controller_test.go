@@ -1,0 +1,180 @@
+package controllers_test
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
+)
+
+// fakeExtender is an HTTP(S) scheduler extender whose filter keeps every
+// node, and counts its calls.
+type fakeExtender struct {
+	srv   *httptest.Server
+	calls atomic.Int64
+	cert  atomic.Pointer[tls.Certificate]
+	url   string
+}
+
+func (f *fakeExtender) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.calls.Add(1)
+	var args extenderv1.ExtenderArgs
+	if err := json.NewDecoder(r.Body).Decode(&args); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	_ = json.NewEncoder(w).Encode(&extenderv1.ExtenderFilterResult{NodeNames: args.NodeNames})
+}
+
+// startExtender serves plain HTTP, or TLS with a certificate that can be
+// replaced while it runs. Every request gets a new connection, so a new
+// certificate is used at once.
+func startExtender(useTLS bool) *fakeExtender {
+	f := &fakeExtender{}
+	f.srv = httptest.NewUnstartedServer(f)
+	f.srv.Config.SetKeepAlivesEnabled(false)
+	scheme := "http://"
+	if useTLS {
+		f.srv.Listener = tls.NewListener(f.srv.Listener, &tls.Config{
+			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return f.cert.Load(), nil },
+		})
+		scheme = "https://"
+	}
+	f.srv.Start()
+	f.url = scheme + f.srv.Listener.Addr().String() + "/scheduler"
+	DeferCleanup(f.srv.Close)
+	return f
+}
+
+// newCA returns a CA (PEM) and a serving certificate for 127.0.0.1 it
+// signs.
+func newCA() ([]byte, *tls.Certificate) {
+	caPEM, _, certPEM, keyPEM, err := controllers.GenerateCerts(time.Now(), time.Hour, nil, []net.IP{net.ParseIP("127.0.0.1")})
+	Expect(err).NotTo(HaveOccurred())
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	Expect(err).NotTo(HaveOccurred())
+	return caPEM, &pair
+}
+
+func newExtenderConfig(name, url string) *v1alpha1.ExtenderConfig {
+	return &v1alpha1.ExtenderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.ExtenderConfigSpec{
+			URLPrefix:        url,
+			FilterVerb:       "filter",
+			NodeCacheCapable: true,
+			HTTPTimeout:      &metav1.Duration{Duration: 2 * time.Second},
+		},
+	}
+}
+
+func expectExtender(name string, want status.Status, reason string) *v1alpha1.ExtenderConfig {
+	ec := &v1alpha1.ExtenderConfig{}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: name}, ec)).To(Succeed())
+		g.Expect(ec.Status.ObservedGeneration).To(Equal(ec.Generation))
+		g.Expect(kstatusOf(g, ec).Status).To(Equal(want))
+		g.Expect(meta.FindStatusCondition(ec.Status.Conditions, v1alpha1.ConditionReady).Reason).To(Equal(reason))
+	}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
+	return ec
+}
+
+var _ = Describe("ExtenderConfig", func() {
+	It("re-applies the profiles that use an extender when its CA is rotated in the Secret", func() {
+		ns := createNamespace("tls")
+		ext := startExtender(true)
+		ca1, cert1 := newCA()
+		ext.cert.Store(cert1)
+
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extender-ca"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca1}}
+		Expect(k8s.Create(suiteCtx, secret)).To(Succeed())
+		ec := newExtenderConfig("tls-extender", ext.url)
+		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: ns, Name: secret.Name}}
+		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
+		Expect(k8s.Create(suiteCtx, newProfile("tls-user", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
+
+		sp := expectLive("tls-user", timeout)
+		Expect(sp.Status.Extenders).To(Equal([]v1alpha1.ResolvedExtender{{Name: ec.Name, URLPrefix: ext.url, Generation: 1}}))
+		Expect(expectExtender(ec.Name, status.CurrentStatus, v1alpha1.ReasonActive).Status.Profiles).To(Equal([]string{"tls-user"}))
+		boundNode(createPod(ns, "before-rotation", "tls-user"), timeout)
+		Expect(ext.calls.Load()).To(BeNumerically(">", 0), "the extender filtered the pod")
+
+		By("the extender moves to a certificate of a new CA: pods wait")
+		ca2, cert2 := newCA()
+		ext.cert.Store(cert2)
+		waiting := createPod(ns, "during-rotation", "tls-user")
+		staysPending(waiting, 2*time.Second)
+
+		By("the new CA in the Secret re-applies the profile, and the pod is bound")
+		calls := ext.calls.Load()
+		Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
+		secret.Data[v1alpha1.SecretKeyCA] = ca2
+		Expect(k8s.Update(suiteCtx, secret)).To(Succeed())
+		boundNode(waiting, timeout)
+		Expect(ext.calls.Load()).To(BeNumerically(">", calls))
+		expectLive("tls-user", timeout)
+		deleteProfile("tls-user")
+		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
+	})
+
+	It("refuses an extender whose Secret is missing, and the profiles using it, until it appears", func() {
+		ns := createNamespace("secret")
+		ext := startExtender(true)
+		ca, cert := newCA()
+		ext.cert.Store(cert)
+		ec := newExtenderConfig("needs-secret", ext.url)
+		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: ns, Name: "later"}}
+		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
+		Expect(k8s.Create(suiteCtx, newProfile("waits-for-secret", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
+		expectExtender(ec.Name, status.FailedStatus, v1alpha1.ReasonSecretNotFound)
+		sp := expectRefused("waits-for-secret", v1alpha1.ReasonExtenderNotReady, timeout)
+		Expect(readyMessage(sp)).To(ContainSubstring(ns + "/later"))
+
+		Expect(k8s.Create(suiteCtx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "later"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca}})).To(Succeed())
+		expectExtender(ec.Name, status.CurrentStatus, v1alpha1.ReasonActive)
+		expectLive("waits-for-secret", timeout)
+		boundNode(createPod(ns, "p", "waits-for-secret"), timeout)
+		deleteProfile("waits-for-secret")
+		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
+	})
+
+	It("keeps the last good framework serving when a referenced ExtenderConfig is deleted", func() {
+		ns := createNamespace("ecdel")
+		ext := startExtender(false)
+		ec := newExtenderConfig("short-lived", ext.url)
+		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
+		Expect(k8s.Create(suiteCtx, newProfile("outlives-extender", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
+		expectLive("outlives-extender", timeout)
+		boundNode(createPod(ns, "before", "outlives-extender"), timeout)
+
+		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
+		sp := expectRefused("outlives-extender", v1alpha1.ReasonExtenderNotFound, timeout)
+		Expect(sp.Status.ActiveGeneration).To(Equal(sp.Generation), "the framework built before the deletion keeps serving")
+		Expect(readyMessage(sp)).To(ContainSubstring(`ExtenderConfig "short-lived" not found`))
+		Expect(readyMessage(sp)).To(ContainSubstring("keeps serving"))
+		calls := ext.calls.Load()
+		boundNode(createPod(ns, "after", "outlives-extender"), timeout)
+		Expect(ext.calls.Load()).To(BeNumerically(">", calls), "the serving framework still calls the extender")
+
+		By("re-creating the ExtenderConfig makes the profile live again")
+		Expect(k8s.Create(suiteCtx, newExtenderConfig("short-lived", ext.url))).To(Succeed())
+		expectLive("outlives-extender", timeout)
+		deleteProfile("outlives-extender")
+		Expect(k8s.Delete(suiteCtx, &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "short-lived"}})).To(Succeed())
+	})
+})

@@ -1,0 +1,256 @@
+package controllers_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+const timeout = 30 * time.Second
+
+func raw(json string) runtime.RawExtension { return runtime.RawExtension{Raw: []byte(json)} }
+
+func newProfile(name string, spec v1alpha1.SchedulerProfileSpec) *v1alpha1.SchedulerProfile {
+	return &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
+}
+
+func fitArgs(strategy string) []v1alpha1.PluginConfig {
+	return []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(fmt.Sprintf(
+		`{"scoringStrategy":{"type":%q,"resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`, strategy))}}
+}
+
+func deleteProfile(name string) {
+	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, sp))).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(k8s.Get(suiteCtx, client.ObjectKey{Name: name}, &v1alpha1.SchedulerProfile{}))
+	}).WithTimeout(timeout).Should(BeTrue(), "the finalizer is removed once the profile stopped serving")
+}
+
+// readSamples decodes every object in config/samples.
+func readSamples() ([]*v1alpha1.ExtenderConfig, []*v1alpha1.SchedulerProfile) {
+	files, err := filepath.Glob(repoPath("config", "samples", "*.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var ecs []*v1alpha1.ExtenderConfig
+	var sps []*v1alpha1.SchedulerProfile
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		Expect(err).NotTo(HaveOccurred())
+		var tm metav1.TypeMeta
+		Expect(yaml.Unmarshal(data, &tm)).To(Succeed())
+		switch tm.Kind {
+		case "ExtenderConfig":
+			ec := &v1alpha1.ExtenderConfig{}
+			Expect(yaml.UnmarshalStrict(data, ec)).To(Succeed(), f)
+			ecs = append(ecs, ec)
+		case "SchedulerProfile":
+			sp := &v1alpha1.SchedulerProfile{}
+			Expect(yaml.UnmarshalStrict(data, sp)).To(Succeed(), f)
+			sps = append(sps, sp)
+		}
+	}
+	return ecs, sps
+}
+
+var _ = Describe("SchedulerProfile", func() {
+	It("makes every sample live and binds the pods that name it", func() {
+		ecs, sps := readSamples()
+		Expect(sps).NotTo(BeEmpty(), "config/samples holds SchedulerProfiles")
+		for _, ec := range ecs {
+			Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
+		}
+		for _, sp := range sps {
+			Expect(k8s.Create(suiteCtx, sp)).To(Succeed())
+		}
+		ns := createNamespace("samples")
+		for _, sp := range sps {
+			live := expectLive(sp.Name, timeout)
+			Expect(live.Status.SchedulerName).To(Equal(sp.EffectiveSchedulerName()))
+			Expect(live.Status.Plugins).NotTo(BeEmpty())
+			Expect(live.Status.Extenders).To(HaveLen(len(sp.Spec.Extenders)))
+			Expect(live.Finalizers).To(ContainElement("scheduling.profilescheduler.io/profile"))
+			pod := createPod(ns, "pod-"+sp.Name, sp.EffectiveSchedulerName())
+			boundNode(pod, timeout)
+		}
+		for _, ec := range ecs {
+			Eventually(func(g Gomega) {
+				got := &v1alpha1.ExtenderConfig{}
+				g.Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(ec), got)).To(Succeed())
+				g.Expect(kstatusOf(g, got).Status).To(Equal(status.CurrentStatus))
+				g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+			}).WithTimeout(timeout).Should(Succeed())
+		}
+
+		By("kubectl get sp shows the profiles ready with their active generation")
+		stdout, stderr, err := env.ControlPlane.KubeCtl().Run("get", "sp")
+		Expect(err).NotTo(HaveOccurred(), readAll(stderr))
+		out := readAll(stdout)
+		for _, sp := range sps {
+			Expect(out).To(MatchRegexp(`(?m)^%s\s+%s\s+True\s+1\s`, sp.Name, sp.EffectiveSchedulerName()))
+		}
+	})
+
+	It("reports the effective plugins of the default set", func() {
+		Expect(k8s.Create(suiteCtx, newProfile("defaults", v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		sp := expectLive("defaults", timeout)
+		byPoint := map[string][]string{}
+		for _, ep := range sp.Status.Plugins {
+			for _, p := range ep.Plugins {
+				byPoint[ep.ExtensionPoint] = append(byPoint[ep.ExtensionPoint], p.Name)
+			}
+		}
+		Expect(byPoint["QueueSort"]).To(Equal([]string{"PrioritySort"}))
+		Expect(byPoint["Bind"]).To(Equal([]string{"DefaultBinder"}))
+		Expect(byPoint["Filter"]).To(ContainElements("NodeResourcesFit", "NodeAffinity", "TaintToleration"))
+		Expect(byPoint["Score"]).To(ContainElement("NodeResourcesFit"))
+		deleteProfile("defaults")
+	})
+
+	DescribeTable("refuses a generation that cannot serve, with kstatus Failed",
+		func(sp *v1alpha1.SchedulerProfile, reason string, mentions ...string) {
+			Expect(k8s.Create(suiteCtx, sp)).To(Succeed())
+			got := expectRefused(sp.Name, reason, timeout)
+			Expect(got.Status.ActiveGeneration).To(BeZero())
+			for _, m := range mentions {
+				Expect(readyMessage(got)).To(ContainSubstring(m))
+			}
+			Expect(readyMessage(got)).To(ContainSubstring("no generation of this profile serves pods"))
+			deleteProfile(sp.Name)
+		},
+		Entry("unknown plugin", newProfile("refused-unknown-plugin", v1alpha1.SchedulerProfileSpec{
+			Plugins: &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}},
+		}), v1alpha1.ReasonUnknownPlugin, `"NoSuchPlugin" does not exist`),
+		Entry("unknown field in plugin args", newProfile("refused-bad-args", v1alpha1.SchedulerProfileSpec{
+			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"bogus":true}`)}},
+		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", `unknown field "bogus"`),
+		Entry("plugin args the plugin refuses", newProfile("refused-args-value", v1alpha1.SchedulerProfileSpec{
+			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"Biggest"}}`)}},
+		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", "Biggest"),
+		Entry("no queueSort plugin (the schema already refuses two)", newProfile("refused-queue-sort", v1alpha1.SchedulerProfileSpec{
+			Plugins: &v1alpha1.Plugins{QueueSort: v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "*"}}}},
+		}), v1alpha1.ReasonInvalidSpec, "queue sort plugin"),
+		Entry("two queueSort plugins: a second one enabled through multiPoint", newProfile("refused-two-queue-sorts", v1alpha1.SchedulerProfileSpec{
+			Plugins: &v1alpha1.Plugins{MultiPoint: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: secondSortName}}}},
+		}), v1alpha1.ReasonInvalidSpec, "only one queue sort plugin required", "but got 2"),
+		Entry("missing extender", newProfile("refused-missing-extender", v1alpha1.SchedulerProfileSpec{
+			Extenders: []string{"no-such-extender"},
+		}), v1alpha1.ReasonExtenderNotFound, `ExtenderConfig "no-such-extender" not found`),
+		Entry("default-scheduler without --allow-default-scheduler", newProfile("refused-default", v1alpha1.SchedulerProfileSpec{
+			SchedulerName: ptr.To("default-scheduler"),
+		}), v1alpha1.ReasonDefaultSchedulerReserved, "--allow-default-scheduler"),
+	)
+
+	It("keeps the last known good generation serving, and makes the fixed one live", func() {
+		pool := "lkg"
+		for i := 1; i <= 3; i++ {
+			createNode(fmt.Sprintf("lkg-%d", i), map[string]string{"pool": pool},
+				[]corev1.Taint{{Key: "pool", Value: pool, Effect: corev1.TaintEffectNoSchedule}})
+		}
+		ns := createNamespace("lkg")
+		Expect(k8s.Create(suiteCtx, newProfile("packing", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())
+		expectLive("packing", timeout)
+		first := boundNode(createPod(ns, "a", "packing", onPool(pool)), timeout)
+		Expect(boundNode(createPod(ns, "b", "packing", onPool(pool)), timeout)).To(Equal(first), "MostAllocated packs")
+
+		By("a bad spec is refused and generation 1 keeps packing")
+		sp := getProfile("packing")
+		sp.Spec.PluginConfig = []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"typo":1}`)}}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		refused := expectRefused("packing", v1alpha1.ReasonInvalidPluginArgs, timeout)
+		Expect(refused.Generation).To(BeEquivalentTo(2))
+		Expect(refused.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(readyMessage(refused)).To(ContainSubstring("NodeResourcesFit"))
+		Expect(readyMessage(refused)).To(ContainSubstring("generation 1 keeps serving"))
+		Expect(refused.Status.Plugins).NotTo(BeEmpty(), "status still describes the serving framework")
+		Expect(boundNode(createPod(ns, "c", "packing", onPool(pool)), timeout)).To(Equal(first))
+		Expect(boundNode(createPod(ns, "d", "packing", onPool(pool)), timeout)).To(Equal(first))
+
+		By("fixing the spec makes generation 3 live without a restart")
+		sp = getProfile("packing")
+		sp.Spec.PluginConfig = fitArgs("LeastAllocated")
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		live := expectLive("packing", timeout)
+		Expect(live.Status.ActiveGeneration).To(BeEquivalentTo(3))
+		second := boundNode(createPod(ns, "e", "packing", onPool(pool)), timeout)
+		Expect(second).NotTo(Equal(first), "LeastAllocated, now live, spreads")
+
+		By("deleting the profile stops serving its name")
+		deleteProfile("packing")
+		staysPending(createPod(ns, "f", "packing", onPool(pool)), 2*time.Second)
+	})
+
+	It("hands a schedulerName over to the newer claimer when the older is deleted or renamed", func() {
+		ns := createNamespace("conflict")
+		Expect(k8s.Create(suiteCtx, newProfile("owner-a", v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("shared")}))).To(Succeed())
+		expectLive("owner-a", timeout)
+		Expect(k8s.Create(suiteCtx, newProfile("owner-b", v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("shared"), PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())
+		b := expectRefused("owner-b", v1alpha1.ReasonSchedulerNameConflict, timeout)
+		Expect(readyMessage(b)).To(ContainSubstring(`"owner-a"`))
+		Expect(getProfile("owner-a").Status.ActiveGeneration).To(BeEquivalentTo(1), "the older keeps serving")
+		boundNode(createPod(ns, "served-by-a", "shared"), timeout)
+
+		By("deleting the older profile makes the newer live by itself")
+		deleteProfile("owner-a")
+		expectLive("owner-b", timeout)
+		boundNode(createPod(ns, "served-by-b", "shared"), timeout)
+
+		By("renaming the owner hands the name over too")
+		Expect(k8s.Create(suiteCtx, newProfile("owner-c", v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("shared")}))).To(Succeed())
+		expectRefused("owner-c", v1alpha1.ReasonSchedulerNameConflict, timeout)
+		sp := getProfile("owner-b")
+		sp.Spec.SchedulerName = ptr.To("renamed")
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		Expect(expectLive("owner-b", timeout).Status.SchedulerName).To(Equal("renamed"))
+		expectLive("owner-c", timeout)
+		boundNode(createPod(ns, "served-by-c", "shared"), timeout)
+		boundNode(createPod(ns, "served-by-b-renamed", "renamed"), timeout)
+		deleteProfile("owner-b")
+		deleteProfile("owner-c")
+	})
+
+	It("rebuilds every profile after an operator restart and binds the pods that waited", func() {
+		ns := createNamespace("restart")
+		Expect(k8s.Create(suiteCtx, newProfile("survivor", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())
+		expectLive("survivor", timeout)
+		boundNode(createPod(ns, "before", "survivor"), timeout)
+
+		op.stop()
+		waiting := []*corev1.Pod{createPod(ns, "waiting-1", "survivor"), createPod(ns, "waiting-2", "survivor")}
+		Expect(k8s.Create(suiteCtx, newProfile("created-while-down", v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		waiting = append(waiting, createPod(ns, "waiting-3", "created-while-down"))
+		staysPending(waiting[0], time.Second)
+
+		op = startOperator() // returns once /readyz says every profile was reconciled
+		for _, name := range []string{"survivor", "created-while-down"} {
+			sp := getProfile(name)
+			Expect(meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue(), "%s is reconciled before the operator is ready", name)
+		}
+		for _, p := range waiting {
+			boundNode(p, timeout)
+		}
+		deleteProfile("survivor")
+		deleteProfile("created-while-down")
+	})
+})
+
+func readAll(r io.Reader) string {
+	data, err := io.ReadAll(r)
+	Expect(err).NotTo(HaveOccurred())
+	return string(data)
+}
