@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	schedv1 "k8s.io/kube-scheduler/config/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -215,7 +217,9 @@ func (o *ProfileScheduler) SetRun(run string) { o.run = run }
 // Start implements Scheduler: it starts the operator, waits for /readyz,
 // creates the SchedulerProfile and waits until its generation is active.
 func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
-	if err := o.deleteProfile(ctx); err != nil {
+	// A profile left by an interrupted run has a finalizer no operator
+	// will remove: strip it.
+	if err := o.removeProfile(ctx, true); err != nil {
 		return err
 	}
 	port, err := freePort()
@@ -308,19 +312,41 @@ func (o *ProfileScheduler) Stop(ctx context.Context) Usage {
 		o.watcher = nil
 	}
 	if o.proc != nil {
+		// Delete the profile while the operator runs, so that it removes
+		// its finalizer; then stop the operator.
+		_ = o.removeProfile(ctx, false)
 		u = o.proc.Stop(30 * time.Second)
 		o.proc = nil
 	}
-	_ = o.deleteProfile(ctx)
+	_ = o.removeProfile(ctx, true)
 	return u
 }
 
-func (o *ProfileScheduler) deleteProfile(ctx context.Context) error {
-	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: o.Settings.SchedulerName}}
+// removeProfile deletes the run's SchedulerProfile and waits until it is
+// gone. With strip, it first removes the finalizers (no operator runs to
+// remove them).
+func (o *ProfileScheduler) removeProfile(ctx context.Context, strip bool) error {
+	key := client.ObjectKey{Name: o.Settings.SchedulerName}
+	sp := &v1alpha1.SchedulerProfile{}
+	if err := o.Client.Get(ctx, key, sp); apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if strip && len(sp.Finalizers) > 0 {
+		patch := client.MergeFrom(sp.DeepCopy())
+		sp.Finalizers = nil
+		if err := o.Client.Patch(ctx, sp, patch); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
 	if err := o.Client.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	return nil
+	return wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := o.Client.Get(ctx, key, &v1alpha1.SchedulerProfile{})
+		return apierrors.IsNotFound(err), nil
+	})
 }
 
 // ProfileSpec converts an upstream v1 profile into a SchedulerProfile spec,
@@ -419,8 +445,8 @@ func (w *ProfileWatcher) WaitActive(ctx context.Context, gen int64, timeout time
 			if last == nil {
 				return time.Time{}, fmt.Errorf("generation %d not active after %s: profile never seen", gen, timeout)
 			}
-			return time.Time{}, fmt.Errorf("generation %d not active after %s: last seen generation %d, status %+v",
-				gen, timeout, last.Generation, last.Status)
+			return time.Time{}, fmt.Errorf("generation %d not active after %s: last seen generation %d, observed %d, active %d, conditions %s",
+				gen, timeout, last.Generation, last.Status.ObservedGeneration, last.Status.ActiveGeneration, conditions(last))
 		case <-ch:
 		}
 	}
@@ -430,4 +456,12 @@ func (w *ProfileWatcher) WaitActive(ctx context.Context, gen int64, timeout time
 func (w *ProfileWatcher) Stop() {
 	w.cancel()
 	<-w.done
+}
+
+func conditions(sp *v1alpha1.SchedulerProfile) string {
+	var parts []string
+	for _, c := range sp.Status.Conditions {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return strings.Join(parts, "; ")
 }
