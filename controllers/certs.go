@@ -37,6 +37,10 @@ const (
 	caKeyFile  = "ca.key"
 )
 
+// DefaultWebhookConfigurationName is the ValidatingWebhookConfiguration
+// of config/webhook and of the chart.
+const DefaultWebhookConfigurationName = "profile-scheduler-validating-webhook"
+
 // WebhookOptions configures the validating webhook.
 type WebhookOptions struct {
 	// SelfSigned makes the operator generate and rotate its own serving
@@ -45,7 +49,8 @@ type WebhookOptions struct {
 	// CertDir holds tls.crt and tls.key. Empty means the webhook server's.
 	CertDir string
 	// ConfigurationName is the ValidatingWebhookConfiguration whose
-	// caBundle a self-signed CA is written to.
+	// caBundle a self-signed CA is written to; empty means
+	// DefaultWebhookConfigurationName.
 	ConfigurationName string
 	// DNSNames and IPs the serving certificate is valid for, for example
 	// the Service's "<svc>.<namespace>.svc".
@@ -72,6 +77,9 @@ func SetupWebhook(mgr ctrl.Manager, v *ProfileValidator, opts WebhookOptions) er
 		if opts.CertDir == "" {
 			opts.CertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
 		}
+	}
+	if opts.ConfigurationName == "" {
+		opts.ConfigurationName = DefaultWebhookConfigurationName
 	}
 	if opts.SelfSigned {
 		rot := &CertRotator{Client: mgr.GetClient(), Options: opts}

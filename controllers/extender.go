@@ -95,6 +95,9 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 			}
 		}
 	}
+	if r := validateUpstreamExtender(out); r != nil {
+		return config.Extender{}, r
+	}
 	// Building the upstream HTTP extender loads the CA and the client key
 	// pair, so unreadable TLS material is refused here, not at the first
 	// scheduling cycle.
@@ -107,6 +110,18 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 		return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "building the HTTP extender: %v", err)
 	}
 	return out, nil
+}
+
+// validateUpstreamExtender runs the upstream validation of extenders
+// (weight, managed resource names) on ext alone.
+func validateUpstreamExtender(ext config.Extender) *Refusal {
+	probe := &v1alpha1.SchedulerProfile{}
+	probe.Name = "extender-validation"
+	_, r := ConvertProfile(probe, []config.Extender{ext})
+	if r == nil {
+		return nil
+	}
+	return refuse(v1alpha1.ReasonInvalidSpec, "%s", strings.ReplaceAll(r.Message, "spec.extenders[0].", "spec."))
 }
 
 // secretKey is the index key of a Secret reference.

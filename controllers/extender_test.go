@@ -47,6 +47,9 @@ func TestUpstreamExtender(t *testing.T) {
 		{"zero timeout", with(func(s *v1alpha1.ExtenderConfigSpec) { s.HTTPTimeout = &metav1.Duration{} }), nil, v1alpha1.ReasonInvalidSpec},
 		{"timeout too long", with(func(s *v1alpha1.ExtenderConfigSpec) { s.HTTPTimeout = &metav1.Duration{Duration: time.Hour} }), nil, v1alpha1.ReasonInvalidSpec},
 		{"verb with a query", with(func(s *v1alpha1.ExtenderConfigSpec) { s.FilterVerb = "filter?x=1" }), nil, v1alpha1.ReasonInvalidSpec},
+		{"managed resource that is not an extended resource", with(func(s *v1alpha1.ExtenderConfigSpec) {
+			s.ManagedResources = []v1alpha1.ExtenderManagedResource{{Name: "cpu"}}
+		}), secret(map[string][]byte{"ca.crt": caPEM}), v1alpha1.ReasonInvalidSpec},
 		{"TLS over http", with(func(s *v1alpha1.ExtenderConfigSpec) { s.URLPrefix = "http://x" }), nil, v1alpha1.ReasonInvalidSpec},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -119,6 +120,11 @@ var _ = Describe("SchedulerProfile", func() {
 		Expect(byPoint["Bind"]).To(Equal([]string{"DefaultBinder"}))
 		Expect(byPoint["Filter"]).To(ContainElements("NodeResourcesFit", "NodeAffinity", "TaintToleration"))
 		Expect(byPoint["Score"]).To(ContainElement("NodeResourcesFit"))
+
+		By("a live profile is not written again: no status write loop")
+		rv := sp.ResourceVersion
+		Consistently(func() string { return getProfile("defaults").ResourceVersion }).
+			WithTimeout(2 * time.Second).WithPolling(200 * time.Millisecond).Should(Equal(rv))
 		deleteProfile("defaults")
 	})
 
@@ -190,9 +196,17 @@ var _ = Describe("SchedulerProfile", func() {
 		second := boundNode(createPod(ns, "e", "packing", onPool(pool)), timeout)
 		Expect(second).NotTo(Equal(first), "LeastAllocated, now live, spreads")
 
+		By("events tell the story")
+		Eventually(func(g Gomega) {
+			g.Expect(eventReasons("packing")).To(ContainElements(v1alpha1.EventActivated, v1alpha1.EventRefused))
+		}).WithTimeout(timeout).Should(Succeed())
+
 		By("deleting the profile stops serving its name")
 		deleteProfile("packing")
 		staysPending(createPod(ns, "f", "packing", onPool(pool)), 2*time.Second)
+		Eventually(func(g Gomega) {
+			g.Expect(eventReasons("packing")).To(ContainElement(v1alpha1.EventRemoved))
+		}).WithTimeout(timeout).Should(Succeed())
 	})
 
 	It("hands a schedulerName over to the newer claimer when the older is deleted or renamed", func() {
@@ -248,6 +262,19 @@ var _ = Describe("SchedulerProfile", func() {
 		deleteProfile("created-while-down")
 	})
 })
+
+// eventReasons lists the reasons of the events about a profile.
+func eventReasons(name string) []string {
+	var list eventsv1.EventList
+	Expect(k8s.List(suiteCtx, &list)).To(Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "SchedulerProfile" && e.Regarding.Name == name {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
 
 func readAll(r io.Reader) string {
 	data, err := io.ReadAll(r)

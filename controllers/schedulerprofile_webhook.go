@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -40,9 +41,12 @@ func (v *ProfileValidator) ValidateCreate(ctx context.Context, sp *v1alpha1.Sche
 	return v.validate(ctx, sp)
 }
 
-// ValidateUpdate checks a changed profile.
-func (v *ProfileValidator) ValidateUpdate(ctx context.Context, _, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
-	if !sp.DeletionTimestamp.IsZero() {
+// ValidateUpdate checks a profile whose spec changed. Updates of metadata
+// alone (labels, the controller's finalizer) are admitted, so that an
+// object created before the webhook was installed can still be managed and
+// deleted.
+func (v *ProfileValidator) ValidateUpdate(ctx context.Context, old, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
+	if !sp.DeletionTimestamp.IsZero() || equality.Semantic.DeepEqual(old.Spec, sp.Spec) {
 		return nil, nil
 	}
 	return v.validate(ctx, sp)

@@ -60,6 +60,19 @@ var _ = Describe("Admission webhook", func() {
 			"DefaultSchedulerReserved"),
 	)
 
+	It("lets the controller manage and delete a bad profile created before the webhook saw it", func() {
+		// Not selected by the webhook at creation: the controller refuses it.
+		Expect(k8s.Create(suiteCtx, newProfile("wh-preexisting", v1alpha1.SchedulerProfileSpec{
+			Plugins: &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchFilter"}}}},
+		}))).To(Succeed())
+		expectRefused("wh-preexisting", v1alpha1.ReasonUnknownPlugin, timeout)
+		// Now selected: an update of metadata alone is admitted.
+		sp := getProfile("wh-preexisting")
+		sp.Labels = map[string]string{admissionLabel: "true", "team": "a"}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		deleteProfile("wh-preexisting")
+	})
+
 	It("admits a good profile, which then goes live", func() {
 		Eventually(func() error {
 			return k8s.Create(suiteCtx, admitted(newProfile("wh-good", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")})))
