@@ -131,7 +131,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		return nil, err
 	}
 
-	copts := controllers.Options{AllowDefaultScheduler: o.AllowDefaultScheduler}
+	copts := controllers.Options{AllowDefaultScheduler: o.AllowDefaultScheduler, LeaderElection: o.LeaderElect}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace
 		if ns == "" {

@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+)
+
+var (
+	env       *envtest.Environment
+	cfg       *rest.Config
+	k8s       client.Client
+	binary    string
+	auditPath string
+	workDir   string
+)
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "operator end to end")
+}
+
+// auditPolicy records who created bindings and who wrote the leader lease.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+    resources:
+      - group: ""
+        resources: ["pods/binding"]
+  - level: None
+`
+
+var _ = BeforeSuite(func() {
+	var err error
+	workDir, err = os.MkdirTemp("", "profile-scheduler-e2e-")
+	Expect(err).NotTo(HaveOccurred())
+
+	By("building the operator binary")
+	root, err := testenv.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	binary = filepath.Join(workDir, "profile-scheduler")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+
+	By("starting a control plane with an audit log")
+	policy := filepath.Join(workDir, "audit-policy.yaml")
+	Expect(os.WriteFile(policy, []byte(auditPolicy), 0o600)).To(Succeed())
+	auditPath = filepath.Join(workDir, "audit.log")
+	env, cfg, err = testenv.Start(
+		testenv.WithAPIServerArg("audit-policy-file", policy),
+		testenv.WithAPIServerArg("audit-log-path", auditPath),
+		testenv.WithAPIServerArg("audit-log-mode", "blocking"),
+	)
+	Expect(err).NotTo(HaveOccurred())
+	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+	if workDir != "" {
+		_ = os.RemoveAll(workDir)
+	}
+})
+
+// instance is one operator process.
+type instance struct {
+	name  string
+	cmd   *exec.Cmd
+	probe string
+	done  chan struct{}
+}
+
+// startInstance runs the operator binary as user name (a member of
+// system:masters) with leader election and the given extra flags.
+func startInstance(name string, extra ...string) *instance {
+	user, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig, err := user.KubeConfig()
+	Expect(err).NotTo(HaveOccurred())
+	path := filepath.Join(workDir, name+".kubeconfig")
+	Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
+
+	probe := freeAddr()
+	args := append([]string{
+		"--kubeconfig", path,
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=" + probe,
+		"--kube-api-qps=500", "--kube-api-burst=1000",
+	}, extra...)
+	logFile, err := os.Create(filepath.Join(workDir, name+".log"))
+	Expect(err).NotTo(HaveOccurred())
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	Expect(cmd.Start()).To(Succeed())
+	in := &instance{name: name, cmd: cmd, probe: probe, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		close(in.done)
+	}()
+	DeferCleanup(func() {
+		in.kill()
+		if CurrentSpecReport().Failed() {
+			data, _ := os.ReadFile(logFile.Name())
+			AddReportEntry(name+" log", string(tail(data, 8000)))
+		}
+	})
+	return in
+}
+
+// kill ends the process at once, as a node failure would: no lease release.
+func (in *instance) kill() {
+	select {
+	case <-in.done:
+		return
+	default:
+	}
+	_ = in.cmd.Process.Signal(syscall.SIGKILL)
+	<-in.done
+}
+
+// ready reports whether the instance's /readyz answers 200.
+func (in *instance) ready() error {
+	resp, err := http.Get("http://" + in.probe + "/readyz")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("readyz: %s", resp.Status)
+	}
+	return nil
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// binding is one pods/binding create seen in the audit log.
+type binding struct {
+	User string
+	Pod  string
+	Code int
+	At   time.Time
+}
+
+// bindings reads every pods/binding create from the audit log.
+func bindings(ctx context.Context) []binding {
+	f, err := os.Open(auditPath)
+	Expect(err).NotTo(HaveOccurred())
+	defer f.Close()
+	var out []binding
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev struct {
+			Stage     string `json:"stage"`
+			Verb      string `json:"verb"`
+			User      struct{ Username string } `json:"user"`
+			ObjectRef struct {
+				Namespace   string `json:"namespace"`
+				Name        string `json:"name"`
+				Resource    string `json:"resource"`
+				Subresource string `json:"subresource"`
+			} `json:"objectRef"`
+			ResponseStatus struct {
+				Code int `json:"code"`
+			} `json:"responseStatus"`
+			StageTimestamp time.Time `json:"stageTimestamp"`
+		}
+		Expect(json.Unmarshal(sc.Bytes(), &ev)).To(Succeed())
+		if ev.Stage != "ResponseComplete" || ev.Verb != "create" || ev.ObjectRef.Subresource != "binding" {
+			continue
+		}
+		out = append(out, binding{
+			User: ev.User.Username,
+			Pod:  ev.ObjectRef.Namespace + "/" + ev.ObjectRef.Name,
+			Code: ev.ResponseStatus.Code,
+			At:   ev.StageTimestamp,
+		})
+	}
+	Expect(sc.Err()).NotTo(HaveOccurred())
+	return out
+}
