@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -98,10 +99,32 @@ type instance struct {
 // startInstance runs the operator binary as user name (a member of
 // system:masters) with leader election and the given extra flags.
 func startInstance(name string, extra ...string) *instance {
+	return startInstanceAs(name, nil, extra...)
+}
+
+// identity is a user the operator impersonates, as its ServiceAccount would
+// authenticate in a cluster.
+type identity struct {
+	User   string
+	Groups []string
+}
+
+// startInstanceAs runs the operator binary; with as set, its kubeconfig
+// impersonates that identity, so every request is authorized as it.
+func startInstanceAs(name string, as *identity, extra ...string) *instance {
 	user, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig, err := user.KubeConfig()
 	Expect(err).NotTo(HaveOccurred())
+	if as != nil {
+		kc, err := clientcmd.Load(kubeconfig)
+		Expect(err).NotTo(HaveOccurred())
+		for _, auth := range kc.AuthInfos {
+			auth.Impersonate, auth.ImpersonateGroups = as.User, as.Groups
+		}
+		kubeconfig, err = clientcmd.Write(*kc)
+		Expect(err).NotTo(HaveOccurred())
+	}
 	path := filepath.Join(workDir, name+".kubeconfig")
 	Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
 
@@ -145,6 +168,21 @@ func (in *instance) kill() {
 	<-in.done
 }
 
+// stop ends the process with SIGTERM, as the kubelet does, and waits.
+func (in *instance) stop() {
+	select {
+	case <-in.done:
+		return
+	default:
+	}
+	_ = in.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-in.done:
+	case <-time.After(30 * time.Second):
+		in.kill()
+	}
+}
+
 // ready reports whether the instance's /readyz answers 200.
 func (in *instance) ready() error {
 	resp, err := http.Get("http://" + in.probe + "/readyz")
@@ -172,7 +210,8 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-// binding is one pods/binding create seen in the audit log.
+// binding is one pods/binding create seen in the audit log, with the
+// user it was authorized as.
 type binding struct {
 	User string
 	Pod  string
@@ -190,10 +229,12 @@ func bindings(ctx context.Context) []binding {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var ev struct {
-			Stage     string `json:"stage"`
-			Verb      string `json:"verb"`
-			User      struct{ Username string } `json:"user"`
-			ObjectRef struct {
+			Stage string                    `json:"stage"`
+			Verb  string                    `json:"verb"`
+			User  struct{ Username string } `json:"user"`
+			// Impersonated requests are authorized as this user.
+			ImpersonatedUser *struct{ Username string } `json:"impersonatedUser"`
+			ObjectRef        struct {
 				Namespace   string `json:"namespace"`
 				Name        string `json:"name"`
 				Resource    string `json:"resource"`
@@ -208,8 +249,12 @@ func bindings(ctx context.Context) []binding {
 		if ev.Stage != "ResponseComplete" || ev.Verb != "create" || ev.ObjectRef.Subresource != "binding" {
 			continue
 		}
+		user := ev.User.Username
+		if ev.ImpersonatedUser != nil {
+			user = ev.ImpersonatedUser.Username
+		}
 		out = append(out, binding{
-			User: ev.User.Username,
+			User: user,
 			Pod:  ev.ObjectRef.Namespace + "/" + ev.ObjectRef.Name,
 			Code: ev.ResponseStatus.Code,
 			At:   ev.StageTimestamp,

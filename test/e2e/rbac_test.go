@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/local"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+)
+
+const chartNamespace = "profile-scheduler-system"
+
+// renderChartRBAC renders the chart as an admin installs it and returns its
+// ServiceAccount and RBAC objects.
+func renderChartRBAC() []*unstructured.Unstructured {
+	root, err := testenv.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	build := exec.Command("make", "--no-print-directory", "helm")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+
+	tmpl := exec.Command(filepath.Join(root, "bin", "helm"), "template", "profile-scheduler",
+		filepath.Join(root, "charts", "profile-scheduler"), "--namespace", chartNamespace)
+	var stderr bytes.Buffer
+	tmpl.Stderr = &stderr
+	rendered, err := tmpl.Output()
+	Expect(err).NotTo(HaveOccurred(), stderr.String())
+
+	var objs []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			Expect(err).NotTo(HaveOccurred())
+		}
+		switch u.GetKind() {
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+			objs = append(objs, u)
+		}
+	}
+	return objs
+}
+
+func applyObjects(ctx SpecContext, objs []*unstructured.Unstructured) {
+	for _, u := range objs {
+		Expect(k8s.Patch(ctx, u, client.Apply, client.FieldOwner("e2e"), client.ForceOwnership)).
+			To(Succeed(), "applying %s %s", u.GetKind(), u.GetName())
+	}
+}
+
+// withoutRule returns a copy of the ClusterRole with every rule on resource
+// removed, under a new name.
+func withoutRule(role *unstructured.Unstructured, name, resource string) *unstructured.Unstructured {
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	out := &unstructured.Unstructured{}
+	out.SetAPIVersion(role.GetAPIVersion())
+	out.SetKind(role.GetKind())
+	out.SetName(name)
+	kept := rules[:0]
+	removed := 0
+	for _, r := range rules {
+		res, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
+		drop := false
+		for _, x := range res {
+			drop = drop || x == resource
+		}
+		if drop {
+			removed++
+			continue
+		}
+		kept = append(kept, r)
+	}
+	Expect(removed).To(BeNumerically(">", 0), "the chart's ClusterRole has no rule on %s", resource)
+	Expect(unstructured.SetNestedSlice(out.Object, kept, "rules")).To(Succeed())
+	return out
+}
+
+func serviceAccount(name string) *identity {
+	return &identity{
+		User:   "system:serviceaccount:" + chartNamespace + ":" + name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + chartNamespace, "system:authenticated"},
+	}
+}
+
+var _ = Describe("the chart's RBAC", Ordered, func() {
+	const ns = "rbac"
+	var rbacObjs []*unstructured.Unstructured
+
+	BeforeAll(func(ctx SpecContext) {
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chartNamespace}})).To(Succeed())
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		rbacObjs = renderChartRBAC()
+		applyObjects(ctx, rbacObjs)
+		Expect(local.CreateNodes(ctx, k8s, []local.NodeSpec{
+			{Name: "rbac-1", Zone: "zone-a", CPU: "16", Memory: "64Gi", Pods: "110"},
+		})).To(Succeed())
+	})
+
+	pod := func(name, schedulerName string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: corev1.PodSpec{
+				SchedulerName: schedulerName,
+				Containers:    []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10"}},
+			},
+		}
+	}
+	profileReady := func(ctx SpecContext, name string) {
+		Eventually(func(g Gomega) {
+			var sp v1alpha1.SchedulerProfile
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Name: name}, &sp)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+			g.Expect(sp.Status.ObservedGeneration).To(Equal(sp.Generation))
+		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+	}
+
+	It("lets the operator, as the chart's ServiceAccount, reconcile profiles, elect a leader and bind pods", func(ctx SpecContext) {
+		op := startInstanceAs("rbac-chart", serviceAccount("profile-scheduler"),
+			"--leader-elect", "--leader-elect-namespace="+chartNamespace)
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-ok"}})).To(Succeed())
+		profileReady(ctx, "rbac-ok")
+		for i := range 5 {
+			Expect(k8s.Create(ctx, pod(fmt.Sprintf("ok-%d", i), "rbac-ok"))).To(Succeed())
+		}
+		Eventually(func(g Gomega) {
+			for i := range 5 {
+				var p corev1.Pod
+				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("ok-%d", i)}, &p)).To(Succeed())
+				g.Expect(p.Spec.NodeName).To(Equal("rbac-1"))
+			}
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Eventually(op.ready).WithTimeout(10 * time.Second).Should(Succeed())
+		// The audit log shows who bound them: the ServiceAccount, nobody else.
+		bound := 0
+		for _, b := range bindings(ctx) {
+			if b.Pod >= ns+"/ok-" && b.Pod < ns+"/ok-~" {
+				Expect(b.User).To(Equal(serviceAccount("profile-scheduler").User))
+				Expect(b.Code).To(Equal(201))
+				bound++
+			}
+		}
+		Expect(bound).To(Equal(5))
+		// Stop it cleanly: it releases the lease for whoever comes next.
+		op.stop()
+	})
+
+	It("breaks when one needed rule is dropped: without pods/binding no pod is bound", func(ctx SpecContext) {
+		var role *unstructured.Unstructured
+		for _, o := range rbacObjs {
+			if o.GetKind() == "ClusterRole" && o.GetName() == "profile-scheduler" {
+				role = o
+			}
+		}
+		Expect(role).NotTo(BeNil(), "the chart renders ClusterRole profile-scheduler")
+		broken := withoutRule(role, "profile-scheduler-no-binding", "pods/binding")
+		sa := &unstructured.Unstructured{}
+		sa.SetAPIVersion("v1")
+		sa.SetKind("ServiceAccount")
+		sa.SetNamespace(chartNamespace)
+		sa.SetName("profile-scheduler-no-binding")
+		binding := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1",
+			"kind":       "ClusterRoleBinding",
+			"metadata":   map[string]any{"name": "profile-scheduler-no-binding"},
+			"roleRef":    map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": broken.GetName()},
+			"subjects": []any{map[string]any{
+				"kind": "ServiceAccount", "name": sa.GetName(), "namespace": chartNamespace,
+			}},
+		}}
+		applyObjects(ctx, []*unstructured.Unstructured{sa, broken, binding})
+
+		startInstanceAs("rbac-broken", serviceAccount("profile-scheduler-no-binding"))
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-broken"}})).To(Succeed())
+		// Everything else still works: the profile goes live.
+		profileReady(ctx, "rbac-broken")
+		Expect(k8s.Create(ctx, pod("broken-0", "rbac-broken"))).To(Succeed())
+
+		By("the API server refuses the binding, and the pod stays unbound")
+		Eventually(func(g Gomega) {
+			refused := 0
+			for _, b := range bindings(ctx) {
+				if b.Pod == ns+"/broken-0" && b.Code == 403 && b.User == serviceAccount("profile-scheduler-no-binding").User {
+					refused++
+				}
+			}
+			g.Expect(refused).To(BeNumerically(">", 0))
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Consistently(func(g Gomega) string {
+			var p corev1.Pod
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "broken-0"}, &p)).To(Succeed())
+			return p.Spec.NodeName
+		}).WithTimeout(3 * time.Second).WithPolling(250 * time.Millisecond).Should(BeEmpty())
+	})
+})
