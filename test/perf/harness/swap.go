@@ -181,6 +181,19 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 		return run, ctx.Err()
 	case <-time.After(warmup):
 	}
+	if _, ok := sched.(*ProfileScheduler); ok && r.Profile {
+		// Upstream's process changes with every restart: only ours is
+		// profiled through the storm.
+		if stopPerf, err := startPerf(r.Dir, "swap-"+sched.Name(), sched.PID()); err != nil {
+			r.logf("perf: %v", err)
+		} else {
+			defer func() {
+				if err := stopPerf(); err != nil {
+					r.logf("perf: %v", err)
+				}
+			}()
+		}
+	}
 	var toReady, toPlaced []time.Duration
 	stormStart := time.Now()
 	cur := 0
