@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -99,6 +100,9 @@ var _ = Describe("leader election", Ordered, func() {
 		perPod := map[string]int{}
 		var firstByB time.Time
 		for _, bd := range bindings(ctx) {
+			if !strings.HasPrefix(bd.Pod, ns+"/") {
+				continue // another spec's pods
+			}
 			if bd.Code != 201 {
 				conflicts++
 				continue
