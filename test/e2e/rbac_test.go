@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -135,8 +136,10 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 	}
 
 	It("lets the operator, as the chart's ServiceAccount, reconcile profiles, elect a leader and bind pods", func(ctx SpecContext) {
+		metricsAddr := freeAddr()
 		op := startInstanceAs("rbac-chart", serviceAccount("profile-scheduler"),
-			"--leader-elect", "--leader-elect-namespace="+chartNamespace)
+			"--leader-elect", "--leader-elect-namespace="+chartNamespace,
+			"--metrics-bind-address="+metricsAddr, "--metrics-secure=false")
 		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-ok"}})).To(Succeed())
 		profileReady(ctx, "rbac-ok")
 		for i := range 5 {
@@ -160,6 +163,22 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 			}
 		}
 		Expect(bound).To(Equal(5))
+
+		By("scraping /metrics: upstream scheduler metrics per profile, and the operator's own")
+		Eventually(func(g Gomega) string {
+			resp, err := http.Get("http://" + metricsAddr + "/metrics")
+			g.Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			g.Expect(err).NotTo(HaveOccurred())
+			return string(body)
+		}).WithTimeout(10 * time.Second).Should(And(
+			MatchRegexp(`scheduler_schedule_attempts_total\{profile="rbac-ok",result="scheduled"\} 5`),
+			MatchRegexp(`scheduler_pod_scheduling_sli_duration_seconds_count\{.*\} \d+`),
+			MatchRegexp(`profile_scheduler_profile_swaps_total\{profile="rbac-ok"\} 1`),
+			MatchRegexp(`profile_scheduler_active_profiles [1-9]`),
+			ContainSubstring(`controller_runtime_reconcile_total{controller="schedulerprofile"`),
+		))
 		// Stop it cleanly: it releases the lease for whoever comes next.
 		op.stop()
 	})
