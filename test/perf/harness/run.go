@@ -44,6 +44,8 @@ type Run struct {
 	Case      string `json:"case"`
 	Scheduler string `json:"scheduler"`
 	Namespace string `json:"namespace"`
+	// Repeat numbers the runs of one case and scheduler, from 1.
+	Repeat int `json:"repeat"`
 	// Nodes and pods created, measured pods bound.
 	Nodes        int `json:"nodes"`
 	MeasuredPods int `json:"measuredPods"`

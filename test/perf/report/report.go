@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -16,10 +17,12 @@ import (
 
 // Report is everything one benchmark run measured.
 type Report struct {
-	Started  time.Time                 `json:"started"`
-	Finished time.Time                 `json:"finished"`
-	Machine  Machine                   `json:"machine"`
-	Scale    string                    `json:"scale"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Machine  Machine   `json:"machine"`
+	Scale    string    `json:"scale"`
+	// Repeat is how many runs each case had per scheduler.
+	Repeat   int                       `json:"repeat"`
 	Settings harness.Settings          `json:"settings"`
 	Params   map[string]map[string]int `json:"params"`
 	Runs     []*harness.Run            `json:"runs"`
@@ -74,14 +77,27 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// find returns the run of case c on scheduler s.
+// find returns the run of case c on scheduler s; with several, the median
+// by average throughput (the lower middle one for an even count), runs
+// that failed counting as slowest.
 func (r *Report) find(c, s string) *harness.Run {
+	var runs []*harness.Run
 	for _, run := range r.Runs {
 		if run.Case == c && run.Scheduler == s {
-			return run
+			runs = append(runs, run)
 		}
 	}
-	return nil
+	if len(runs) == 0 {
+		return nil
+	}
+	key := func(run *harness.Run) float64 {
+		if run.Error != "" {
+			return -1
+		}
+		return run.Throughput.Average
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return key(runs[i]) < key(runs[j]) })
+	return runs[(len(runs)-1)/2]
 }
 
 func (r *Report) swap(s string) *harness.SwapRun {
@@ -103,6 +119,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, r.Scale)
 	fmt.Fprintf(b, "Both schedulers: client QPS %g, burst %d, parallelism %d, one process at a time on the same local control plane.\n\n",
 		r.Settings.QPS, r.Settings.Burst, r.Settings.Parallelism)
+	if r.Repeat > 1 {
+		fmt.Fprintf(b, "Each case ran %d times per scheduler, order alternating; the tables show each scheduler's median run by throughput (all runs are in report.json).\n\n", r.Repeat)
+	}
 
 	var cases []string
 	for _, run := range r.Runs {
@@ -128,9 +147,6 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 					if run.CreateSeconds > 0 {
 						created = append(created, fmt.Sprintf("%.0f", float64(run.MeasuredPods)/run.CreateSeconds))
 					}
-					if n := runNote(run); n != "" {
-						notes = append(notes, n)
-					}
 				}
 			}
 			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, pods, strings.Join(created, " / "),
@@ -139,6 +155,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				ratio(up, ours, func(r *harness.Run) float64 { return r.LatencyMillis.P99 }),
 				ratio(up, ours, func(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }),
 				ratio(up, ours, func(r *harness.Run) float64 { return float64(r.PeakRSSBytes) }))
+			for _, run := range r.Runs {
+				if run.Case == c {
+					if n := runNote(run, r.Repeat > 1); n != "" {
+						notes = append(notes, n)
+					}
+				}
+			}
 		}
 		b.WriteString("\n")
 		for _, n := range notes {
@@ -207,7 +230,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-func runNote(r *harness.Run) string {
+func runNote(r *harness.Run, repeated bool) string {
 	var parts []string
 	if r.Error != "" {
 		parts = append(parts, "error: "+r.Error)
@@ -227,7 +250,11 @@ func runNote(r *harness.Run) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s/%s: %s", r.Case, r.Scheduler, strings.Join(parts, "; "))
+	name := fmt.Sprintf("%s/%s", r.Case, r.Scheduler)
+	if repeated {
+		name += fmt.Sprintf(" run %d", r.Repeat)
+	}
+	return fmt.Sprintf("%s: %s", name, strings.Join(parts, "; "))
 }
 
 func thr(r *harness.Run) string {

@@ -94,3 +94,21 @@ func TestJSONAndChart(t *testing.T) {
 		t.Errorf("chart is not an SVG with the legend")
 	}
 }
+
+func TestMedianRun(t *testing.T) {
+	r := &Report{Repeat: 3}
+	for i, avg := range []float64{50, 90, 70} {
+		r.Runs = append(r.Runs, &harness.Run{Case: "basic", Scheduler: harness.Ours, Repeat: i + 1,
+			Throughput: stats.Throughput{Average: avg}})
+	}
+	if got := r.find("basic", harness.Ours); got.Repeat != 3 {
+		t.Errorf("median run = %d, want run 3 (70 pods/s)", got.Repeat)
+	}
+	r.Runs[2].Error = "timed out"
+	if got := r.find("basic", harness.Ours); got.Repeat != 1 {
+		t.Errorf("median run with a failure = %d, want run 1 (50 pods/s; the failed one counts as slowest)", got.Repeat)
+	}
+	if r.find("basic", harness.Upstream) != nil {
+		t.Errorf("found a run that does not exist")
+	}
+}

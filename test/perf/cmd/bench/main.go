@@ -33,6 +33,7 @@ type options struct {
 	burst, parallelism, workers                 int
 	stall                                       time.Duration
 	profile                                     bool
+	repeat                                      int
 	set                                         multiFlag
 }
 
@@ -43,6 +44,13 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
 		return v
 	}
 	return def
@@ -65,6 +73,7 @@ func main() {
 	flag.IntVar(&o.parallelism, "parallelism", 16, "parallelism of both schedulers")
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
+	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 1), "runs per case and scheduler, order alternating; the report shows the median run by throughput ($BENCH_REPEAT; swap runs once)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
@@ -136,6 +145,7 @@ func run(ctx context.Context, o options) error {
 	settings := harness.Settings{QPS: float32(o.qps), Burst: o.burst, Parallelism: o.parallelism, SchedulerName: o.schedulerName}
 	rep := &report.Report{
 		Started:   started,
+		Repeat:    max(1, o.repeat),
 		Machine:   report.ThisMachine(),
 		Scale:     o.scale,
 		Settings:  settings,
@@ -179,39 +189,59 @@ func run(ctx context.Context, o options) error {
 		return writeReport(rep, dir)
 	}
 	for _, c := range cases {
-		placements := map[string]map[string]string{}
-		for _, s := range scheds {
-			if err := ctx.Err(); err != nil {
-				return errors.Join(append(failures, err, write())...)
-			}
-			sched := byName[s]
-			tag := c.Name
-			up.SetRun(tag)
-			ours.SetRun(tag)
-			if c.Swap != nil {
-				run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
-				rep.Swaps = append(rep.Swaps, run)
-				if err != nil {
-					logger.Printf("swap/%s: %v", s, err)
-					failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
-				}
-			} else {
-				run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName)
-				rep.Runs = append(rep.Runs, run)
-				if err != nil {
-					logger.Printf("%s/%s: %v", c.Name, s, err)
-					failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
-				}
-				placements[s] = run.Placement
-			}
-			if err := write(); err != nil {
-				return err
-			}
+		reps := max(1, o.repeat)
+		if c.Swap != nil {
+			reps = 1
 		}
-		if c.Agreement && placements[harness.Upstream] != nil && placements[harness.Ours] != nil {
-			a := stats.Compare(placements[harness.Upstream], placements[harness.Ours])
-			rep.Agreement[c.Name] = a
-			logger.Printf("%s: placement agreement %.1f%% (%d of %d)", c.Name, 100*a.Share(), a.Same, a.Compared)
+		var total stats.Agreement
+		for i := range reps {
+			// Alternate who goes first, so drift on the machine does not
+			// always favour the same scheduler.
+			order := slices.Clone(scheds)
+			if i%2 == 1 {
+				slices.Reverse(order)
+			}
+			placements := map[string]map[string]string{}
+			for _, s := range order {
+				if err := ctx.Err(); err != nil {
+					return errors.Join(append(failures, err, write())...)
+				}
+				sched := byName[s]
+				tag := c.Name
+				if reps > 1 {
+					tag = fmt.Sprintf("%s-%d", c.Name, i+1)
+				}
+				up.SetRun(tag)
+				ours.SetRun(tag)
+				if c.Swap != nil {
+					run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
+					rep.Swaps = append(rep.Swaps, run)
+					if err != nil {
+						logger.Printf("swap/%s: %v", s, err)
+						failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
+					}
+				} else {
+					run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName)
+					run.Repeat = i + 1
+					rep.Runs = append(rep.Runs, run)
+					if err != nil {
+						logger.Printf("%s/%s: %v", c.Name, s, err)
+						failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
+					}
+					placements[s] = run.Placement
+				}
+				if err := write(); err != nil {
+					return err
+				}
+			}
+			if c.Agreement && placements[harness.Upstream] != nil && placements[harness.Ours] != nil {
+				a := stats.Compare(placements[harness.Upstream], placements[harness.Ours])
+				total.Compared += a.Compared
+				total.Same += a.Same
+				total.Missing += a.Missing
+				rep.Agreement[c.Name] = total
+				logger.Printf("%s: placement agreement %.1f%% (%d of %d)", c.Name, 100*a.Share(), a.Same, a.Compared)
+			}
 		}
 	}
 	if err := write(); err != nil {
