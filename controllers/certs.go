@@ -63,7 +63,8 @@ type WebhookOptions struct {
 	CheckInterval time.Duration
 }
 
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=profile-scheduler-validating-webhook,verbs=update;patch
 
 // SetupWebhook registers v on the manager's webhook server at
 // ProfileWebhookPath and, with opts.SelfSigned, makes sure serving

@@ -1,0 +1,40 @@
+package operator
+
+// The permissions of the whole operator, from which config/rbac/role.yaml
+// is generated (make manifests). The chart's ClusterRole and its README
+// table list the same rules with the reason for each; test/chart checks that
+// the three agree. The scheduler's rules are upstream system:kube-scheduler's
+// and system:volume-scheduler's, less what the operator does not do.
+
+// Profiles and extenders.
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles;extenderconfigs,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status;extenderconfigs/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers;extenderconfigs/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// Scheduling: pods, their binding and status, preemption, nodes, events.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch;update
+// +kubebuilder:rbac:groups="",resources=pods/binding,verbs=create
+// +kubebuilder:rbac:groups="",resources=pods/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch;update
+
+// What the in-tree plugins watch.
+// +kubebuilder:rbac:groups="",resources=namespaces;services;replicationcontrollers,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumes;persistentvolumeclaims,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=apps,resources=replicasets;statefulsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes;csidrivers;csistoragecapacities;volumeattachments,verbs=get;list;watch
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=deviceclasses;resourceslices;devicetaintrules,verbs=get;list;watch
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims,verbs=get;list;watch;update;patch;create;delete
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims/status,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=resource.k8s.io,resources=resourceclaims/binding,verbs=update;patch
+
+// The webhook's own configuration (caBundle of a self-signed CA).
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=profile-scheduler-validating-webhook,verbs=update;patch
+
+// Authentication and authorization of /metrics scrapes.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
