@@ -34,10 +34,19 @@ type servedNames struct {
 	// refused is the last refusal reported per object, so that a refusal
 	// is announced once even when the cache lags behind the status written.
 	refused map[string]string
+	// failedBuilds remembers, per object, the fingerprint whose framework
+	// build was refused for a reason that cannot change without new inputs,
+	// so that the same build is not tried again on every event.
+	failedBuilds map[string]failedBuild
+}
+
+type failedBuild struct {
+	fingerprint string
+	refusal     *Refusal
 }
 
 func newServedNames() *servedNames {
-	return &servedNames{byName: map[string]string{}, byObject: map[string]servedProfile{}, refused: map[string]string{}}
+	return &servedNames{byName: map[string]string{}, byObject: map[string]servedProfile{}, refused: map[string]string{}, failedBuilds: map[string]failedBuild{}}
 }
 
 // noteRefusal records the refusal of generation of object and reports
@@ -58,6 +67,30 @@ func (s *servedNames) forgetRefusal(object string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.refused, object)
+	delete(s.failedBuilds, object)
+}
+
+// buildRefused returns the refusal of an earlier build of the same inputs.
+func (s *servedNames) buildRefused(object, fingerprint string) *Refusal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.failedBuilds[object]; ok && b.fingerprint == fingerprint {
+		return b.refusal
+	}
+	return nil
+}
+
+// noteBuildRefused remembers a build refusal that only new inputs can
+// change: an unknown plugin, bad plugin args, an invalid plugin set.
+func (s *servedNames) noteBuildRefused(object, fingerprint string, r *Refusal) {
+	switch r.Reason {
+	case v1alpha1.ReasonUnknownPlugin, v1alpha1.ReasonInvalidPluginArgs, v1alpha1.ReasonInvalidSpec:
+	default:
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failedBuilds[object] = failedBuild{fingerprint: fingerprint, refusal: r}
 }
 
 // get returns what object serves, if anything.

@@ -233,9 +233,14 @@ func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 		s.decided = true
 		return ctrl.Result{}, nil
 	}
+	if refusal := r.served.buildRefused(sp.Name, fp); refusal != nil {
+		s.refusal, s.decided = refusal, true
+		return ctrl.Result{}, nil
+	}
 	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders})
 	if err != nil {
 		s.refusal, s.decided = BuildRefusal(err), true
+		r.served.noteBuildRefused(sp.Name, fp, s.refusal)
 		return ctrl.Result{}, nil
 	}
 	oldName, displaced := r.served.set(sp.Name, servedProfile{

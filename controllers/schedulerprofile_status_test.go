@@ -244,3 +244,18 @@ func TestServedNames(t *testing.T) {
 	g.Expect(ok).To(BeTrue())
 	g.Expect(name).To(Equal("b"))
 }
+
+func TestFailedBuildsAreRemembered(t *testing.T) {
+	g := NewWithT(t)
+	s := newServedNames()
+	unknown := refuse(v1alpha1.ReasonUnknownPlugin, `FilterPlugin "X" does not exist`)
+	s.noteBuildRefused("p", "fp1", unknown)
+	g.Expect(s.buildRefused("p", "fp1")).To(Equal(unknown))
+	g.Expect(s.buildRefused("p", "fp2")).To(BeNil(), "new inputs are built again")
+
+	s.noteBuildRefused("q", "fp1", refuse(v1alpha1.ReasonBuildFailed, "scheduler is stopped"))
+	g.Expect(s.buildRefused("q", "fp1")).To(BeNil(), "a failure that may pass is tried again")
+
+	s.forgetRefusal("p")
+	g.Expect(s.buildRefused("p", "fp1")).To(BeNil())
+}

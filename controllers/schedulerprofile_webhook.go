@@ -18,7 +18,7 @@ import (
 // ProfileWebhookPath is where the validating webhook is served.
 const ProfileWebhookPath = "/validate-scheduling-profilescheduler-io-v1alpha1-schedulerprofile"
 
-// +kubebuilder:webhook:path=/validate-scheduling-profilescheduler-io-v1alpha1-schedulerprofile,mutating=false,failurePolicy=ignore,sideEffects=None,groups=scheduling.profilescheduler.io,resources=schedulerprofiles,verbs=create;update,versions=v1alpha1,name=vschedulerprofile.profilescheduler.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-scheduling-profilescheduler-io-v1alpha1-schedulerprofile,mutating=false,failurePolicy=ignore,sideEffects=None,groups=scheduling.profilescheduler.io,resources=schedulerprofiles,verbs=create;update,versions=v1alpha1,name=vschedulerprofile.scheduling.profilescheduler.io,admissionReviewVersions=v1
 
 // ProfileValidator rejects, at admission, a SchedulerProfile whose
 // framework cannot be built: it converts and validates the spec as the
