@@ -51,7 +51,18 @@ type SwapRun struct {
 	// SwapAtSeconds when each change was made, both since load start.
 	Series        []Point   `json:"series"`
 	SwapAtSeconds []float64 `json:"swapAtSeconds"`
-	Error         string    `json:"error,omitempty"`
+	// Changes has every change: when (since load start), and how long to
+	// Ready (ours) and to the first pod placed by the new profile; -1 when
+	// not seen.
+	Changes []Change `json:"changes"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// Change is one profile change of the storm.
+type Change struct {
+	AtSeconds    float64 `json:"atSeconds"`
+	ReadyMillis  float64 `json:"readyMillis"`
+	PlacedMillis float64 `json:"placedMillis"`
 }
 
 // Point is one sample of a time series.
@@ -206,8 +217,10 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 		}
 		run.Swaps++
 		run.SwapAtSeconds = append(run.SwapAtSeconds, applied.Sub(loadStart).Seconds())
+		ch := Change{AtSeconds: applied.Sub(loadStart).Seconds(), ReadyMillis: -1, PlacedMillis: -1}
 		if !ready.IsZero() {
 			toReady = append(toReady, ready.Sub(applied))
+			ch.ReadyMillis = millis(ready.Sub(applied))
 		}
 		var placed time.Time
 		seen := e.rec.WaitFor(ctx, timeout, func(binds []Bind) bool {
@@ -221,9 +234,11 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 		})
 		if seen {
 			toPlaced = append(toPlaced, placed.Sub(applied))
+			ch.PlacedMillis = millis(placed.Sub(applied))
 		} else {
 			run.Unobserved++
 		}
+		run.Changes = append(run.Changes, ch)
 		cur = next
 		select {
 		case <-ctx.Done():
@@ -295,3 +310,5 @@ func (r *Runner) load(ctx context.Context, c *workloads.Case, e *env, sw *worklo
 		})
 	}
 }
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -226,8 +226,57 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeTargets checks the figures against the project's targets: ratios
+// ours/upstream per case, placement agreement, and the swap storm.
+func (r *Report) writeTargets(b *strings.Builder, cases []string) {
+	type check struct {
+		what, target, got string
+		ok                bool
+	}
+	var checks []check
+	for _, c := range cases {
+		up, ours := r.find(c, harness.Upstream), r.find(c, harness.Ours)
+		if up == nil || ours == nil || up.Error != "" || ours.Error != "" {
+			continue
+		}
+		thr := stats.Ratio(ours.Throughput.Average, up.Throughput.Average)
+		p99 := stats.Ratio(ours.LatencyMillis.P99, up.LatencyMillis.P99)
+		cpu := stats.Ratio(ours.CPUSeconds/float64(max(ours.Bound, 1)), up.CPUSeconds/float64(max(up.Bound, 1)))
+		checks = append(checks,
+			check{c + ": throughput ours/upstream", ">= 1.0", fmt.Sprintf("%.2f", thr), thr >= 1},
+			check{c + ": p99 latency ours/upstream", "<= 1.0", fmt.Sprintf("%.2f", p99), p99 <= 1},
+			check{c + ": CPU per pod ours/upstream", "<= 1.1", fmt.Sprintf("%.2f", cpu), cpu <= 1.1})
+	}
+	for _, c := range cases {
+		if a, ok := r.Agreement[c]; ok {
+			checks = append(checks, check{c + ": placement agreement", "100%", fmt.Sprintf("%.1f%%", 100*a.Share()), a.Compared > 0 && a.Same == a.Compared && a.Missing == 0})
+		}
+	}
+	if s := r.swap(harness.Ours); s != nil && s.Error == "" {
+		checks = append(checks,
+			check{"swap: apply→Ready p99", "< 200 ms", fmt.Sprintf("%.0f ms", s.ApplyToReadyMillis.P99), s.ApplyToReadyMillis.N > 0 && s.ApplyToReadyMillis.P99 < 200},
+			check{"swap: longest gap with no bind", "< 1 s", fmt.Sprintf("%.0f ms", s.LongestGapMillis), s.LongestGapMillis < 1000},
+			check{"swap: pods lost / bound twice", "0 / 0", fmt.Sprintf("%d / %d", s.Lost, s.DoubleBound), s.Lost == 0 && s.DoubleBound == 0 && len(s.Overcommitted) == 0})
+		if u := r.swap(harness.Upstream); u != nil {
+			checks = append(checks, check{"swap: upstream restart gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
+		}
+	}
+	if len(checks) == 0 {
+		return
+	}
+	b.WriteString("\n## Targets\n\n| check | target | measured | met |\n|---|---|---:|---|\n")
+	for _, c := range checks {
+		met := "yes"
+		if !c.ok {
+			met = "**no**"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.what, c.target, c.got, met)
+	}
 }
 
 func runNote(r *harness.Run, repeated bool) string {

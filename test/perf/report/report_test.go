@@ -62,7 +62,9 @@ func TestMarkdownRatios(t *testing.T) {
 	if !strings.HasSuffix(row, "| 1.20 | 0.50 | 1.50 | 1.50 |") {
 		t.Errorf("ratios wrong: %s", row)
 	}
-	for _, want := range []string{"| basic | 100 | 100 | 100.0% | 0 |", "| longest gap with no bind, ms | 2000 | 100 | 0.05 |", "| pods created / bound | 50 / 50 | 50 / 50 | |"} {
+	for _, want := range []string{"| basic | 100 | 100 | 100.0% | 0 |",
+		"| basic: throughput ours/upstream | >= 1.0 | 1.20 | yes |",
+		"| basic: CPU per pod ours/upstream | <= 1.1 | 1.50 | **no** |", "| longest gap with no bind, ms | 2000 | 100 | 0.05 |", "| pods created / bound | 50 / 50 | 50 / 50 | |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in:\n%s", want, md)
 		}
