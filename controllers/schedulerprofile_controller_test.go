@@ -238,6 +238,23 @@ var _ = Describe("SchedulerProfile", func() {
 		deleteProfile("owner-c")
 	})
 
+	It("serves default-scheduler only when the operator allows it", func() {
+		ns := createNamespace("default-sched")
+		Expect(k8s.Create(suiteCtx, newProfile("takes-default", v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("default-scheduler")}))).To(Succeed())
+		expectRefused("takes-default", v1alpha1.ReasonDefaultSchedulerReserved, timeout)
+		pod := createPod(ns, "default", "") // the API server defaults schedulerName to default-scheduler
+		staysPending(pod, time.Second)
+
+		op.stop()
+		op = startOperator(true) // --allow-default-scheduler
+		expectLive("takes-default", timeout)
+		boundNode(pod, timeout)
+
+		deleteProfile("takes-default")
+		op.stop()
+		op = startOperator()
+	})
+
 	It("rebuilds every profile after an operator restart and binds the pods that waited", func() {
 		ns := createNamespace("restart")
 		Expect(k8s.Create(suiteCtx, newProfile("survivor", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())

@@ -126,7 +126,10 @@ type operator struct {
 	done   chan struct{}
 }
 
-func startOperator() *operator {
+// startOperator starts the manager with the real scheduler, the
+// controllers and the webhook, and returns once /readyz says every
+// profile that exists has been reconciled.
+func startOperator(allowDefaultScheduler ...bool) *operator {
 	cs, err := kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	factory := informers.NewSharedInformerFactory(cs, 0)
@@ -146,6 +149,7 @@ func startOperator() *operator {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(sched)).To(Succeed())
 	Expect(controllers.Setup(mgr, sched, controllers.Options{
+		AllowDefaultScheduler: len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0],
 		Webhook: &controllers.WebhookOptions{
 			SelfSigned:        true,
 			CertDir:           certDir,
