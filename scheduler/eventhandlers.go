@@ -114,6 +114,9 @@ func (s *Scheduler) onPodAdd(obj interface{}) {
 		logger.V(3).Info("Add event for unscheduled pod", "pod", klog.KObj(pod))
 		s.cache.AddPodGroupMember(pod)
 		s.queue.Add(ctx, pod)
+		if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+			s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventUnscheduledPodAdd, nil, pod, nil)
+		}
 	}
 }
 

@@ -211,6 +211,7 @@ func (q *Queue) SetProfile(ctx context.Context, name string, fw framework.Framew
 	logger := klog.FromContext(ctx)
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	old := q.profiles[name]
 	q.profiles[name] = pq
 	if old == nil {
@@ -235,6 +236,7 @@ func (q *Queue) SetProfile(ctx context.Context, name string, fw framework.Framew
 func (q *Queue) RemoveProfile(name string) int {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	pq, ok := q.profiles[name]
 	if !ok {
 		return 0
@@ -260,6 +262,24 @@ func (q *Queue) RemoveProfile(name string) int {
 		}
 	}
 	return n
+}
+
+// updateMetricsLocked sets upstream's pending_pods gauges.
+func (q *Queue) updateMetricsLocked() {
+	active := 0
+	for _, pq := range q.profiles {
+		active += pq.active.Len()
+	}
+	gated := 0
+	for _, p := range q.unschedulable {
+		if p.Gated() {
+			gated++
+		}
+	}
+	metrics.ActivePods().Set(float64(active))
+	metrics.BackoffPods().Set(float64(q.backoff.Len()))
+	metrics.UnschedulablePods().Set(float64(len(q.unschedulable) - gated))
+	metrics.GatedPods().Set(float64(gated))
 }
 
 // Serves reports whether a profile for schedulerName is set.
@@ -337,6 +357,7 @@ func (q *Queue) Add(ctx context.Context, pod *v1.Pod) bool {
 	logger := klog.FromContext(ctx)
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	pq, ok := q.profiles[pod.Spec.SchedulerName]
 	if !ok {
 		return false
@@ -374,6 +395,7 @@ func (q *Queue) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
 	logger := klog.FromContext(ctx)
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	pq, ok := q.profiles[newPod.Spec.SchedulerName]
 	if !ok {
 		return
@@ -424,6 +446,7 @@ func (q *Queue) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
 func (q *Queue) Delete(pod *v1.Pod) {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	key := podKey(pod)
 	q.nominator.delete(pod)
 	for _, pq := range q.profiles {
@@ -460,6 +483,7 @@ func (q *Queue) Pop(ctx context.Context) *framework.QueuedPodInfo {
 				q.cycle++
 				p.Attempts++
 				q.inFlight[p.Pod.UID] = q.seq
+				q.updateMetricsLocked()
 				return p
 			}
 		}
@@ -545,6 +569,7 @@ func (q *Queue) recordLocked(e fwk.ClusterEvent, oldObj, newObj interface{}, uid
 func (q *Queue) AddUnschedulableIfNotPresent(logger klog.Logger, p *framework.QueuedPodInfo) error {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	defer q.doneLocked(p.Pod.UID)
 
 	pq, ok := q.profiles[p.Pod.Spec.SchedulerName]
@@ -760,6 +785,7 @@ func (q *Queue) isBackingOff(p *framework.QueuedPodInfo) bool {
 func (q *Queue) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event fwk.ClusterEvent, oldObj, newObj interface{}, preCheck PreEnqueueCheck) {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	if !q.interestedLocked(event) {
 		return
 	}
@@ -808,6 +834,7 @@ func (q *Queue) moveToActiveOrBackoff(logger klog.Logger, pods []*framework.Queu
 func (q *Queue) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	for _, pod := range pods {
 		key := podKey(pod)
 		if p, ok := q.unschedulable[key]; ok {
@@ -905,6 +932,7 @@ func (q *Queue) backoffLoop(ctx context.Context) {
 func (q *Queue) flushBackoffCompleted(logger klog.Logger) {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	for {
 		head, ok := q.backoff.Peek()
 		if !ok || q.isBackingOff(head) {
@@ -932,6 +960,7 @@ func (q *Queue) unschedulableLoop(ctx context.Context) {
 func (q *Queue) flushUnschedulableLeftover(logger klog.Logger) {
 	q.lock.Lock()
 	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
 	now := q.clock.Now()
 	var pods []*framework.QueuedPodInfo
 	for _, p := range q.unschedulable {
