@@ -158,6 +158,26 @@ var _ = Describe("Plugin pipeline", func() {
 			Expect(nodeOf(h.ns, "rejected")()).To(BeEmpty())
 		})
 
+		It("finishes a binding on the framework it started with after a swap and after removal, and closes that framework only then", func() {
+			createPod(newPod(h.ns, "held", name, "100m", "100Mi", withPodLabels(labelPermit, "wait")))
+			Eventually(recorded.waitingCount, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+			closedBefore := hooksClosed.Load()
+			h.apply(defaultProfile(name, withHooks))
+			Consistently(hooksClosed.Load, 300*time.Millisecond, 50*time.Millisecond).Should(Equal(closedBefore), "the replaced framework still binds a pod")
+			Expect(recorded.allowWaiting()).To(Equal(1))
+			Expect(waitBound(h.ns, "held", 10*time.Second)).To(Equal("n1"))
+			Eventually(hooksClosed.Load, 5*time.Second, 10*time.Millisecond).Should(Equal(closedBefore + 1))
+
+			createPod(newPod(h.ns, "held-2", name, "100m", "100Mi", withPodLabels(labelPermit, "wait")))
+			Eventually(recorded.waitingCount, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+			Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+			Consistently(hooksClosed.Load, 300*time.Millisecond, 50*time.Millisecond).Should(Equal(closedBefore + 1))
+			Expect(recorded.allowWaiting()).To(Equal(1))
+			Expect(waitBound(h.ns, "held-2", 10*time.Second)).To(Equal("n1"))
+			Eventually(hooksClosed.Load, 5*time.Second, 10*time.Millisecond).Should(Equal(closedBefore + 2))
+			Expect(recorded.of("held-2")).To(Equal([]string{"Reserve", "Permit", "PreBind", "Bind", "PostBind"}))
+		})
+
 		It("binds a pod held at Permit once it is allowed", func() {
 			createPod(newPod(h.ns, "held", name, "100m", "100Mi", withPodLabels(labelPermit, "wait")))
 			Eventually(recorded.waitingCount, 10*time.Second, 10*time.Millisecond).Should(Equal(1))

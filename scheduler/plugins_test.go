@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -101,6 +102,15 @@ var (
 )
 
 func (hooks) Name() string { return hooksName }
+
+// hooksClosed counts the frameworks closed with TestHooks in them.
+var hooksClosed atomic.Int64
+
+// Close is called when the framework holding this instance is closed.
+func (hooks) Close() error {
+	hooksClosed.Add(1)
+	return nil
+}
 
 func (hooks) Reserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) *fwk.Status {
 	n := recorded.add(p, "Reserve")

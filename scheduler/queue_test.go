@@ -133,6 +133,18 @@ var _ = Describe("Queue", func() {
 		GinkgoWriter.Printf("all bound %v after Apply\n", time.Since(start))
 	})
 
+	It("serves profiles applied before Start as soon as it runs", func() {
+		name := uniqueName("queue")
+		h := startSchedulerAfter(func(s *scheduler.Scheduler) {
+			_, err := s.Apply(context.Background(), defaultProfile(name))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.Serving(name)).To(BeTrue())
+		})
+		createNode("n1", "4", "8Gi")
+		createPod(newPod(h.ns, "p", name, "1", "1Gi"))
+		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
+	})
+
 	It("schedules higher priority pods first", func() {
 		h := startScheduler()
 		name := uniqueName("queue")

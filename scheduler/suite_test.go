@@ -98,6 +98,12 @@ type harness struct {
 
 func startScheduler(opts ...scheduler.Option) *harness {
 	GinkgoHelper()
+	return startSchedulerAfter(nil, opts...)
+}
+
+// startSchedulerAfter runs before on the new scheduler, then starts it.
+func startSchedulerAfter(before func(*scheduler.Scheduler), opts ...scheduler.Option) *harness {
+	GinkgoHelper()
 	ns := "t-" + rand.String(6)
 	_, err := cs.CoreV1().Namespaces().Create(context.Background(), &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
@@ -106,6 +112,9 @@ func startScheduler(opts ...scheduler.Option) *harness {
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
 	h := &harness{ns: ns, sched: s, cancel: cancel, done: make(chan error, 1)}
+	if before != nil {
+		before(s)
+	}
 	go func() { h.done <- s.Start(ctx) }()
 	Eventually(s.HasSynced, 30*time.Second, 20*time.Millisecond).Should(BeTrue())
 	DeferCleanup(h.stop)
