@@ -64,8 +64,13 @@ $(ENVTEST_STAMP):
 ##@ Test
 
 .PHONY: test
-test: envtest-assets ## Run every test: unit and envtest suites.
+test: envtest-assets ## Run every test: unit and envtest suites, then the scheduler's under the race detector.
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test $(GOTEST_FLAGS) $(TEST_PKGS)
+	$(MAKE) --no-print-directory test-race
+
+.PHONY: test-race
+test-race: envtest-assets ## Run the scheduler's tests under the race detector.
+	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -race $(GOTEST_FLAGS) ./scheduler/...
 
 ##@ Build and run
 
