@@ -17,6 +17,13 @@
 // conditions. Changes to an ExtenderConfig, or to the Secret it reads, make
 // every profile that references it re-apply.
 //
+// Setup wires both reconcilers into a manager and adds the readiness check
+// ReadyzCheckName: ready once every SchedulerProfile that existed when the
+// operator started has been reconciled once (applied or refused), so a
+// restarted operator reports ready only after it serves again what it
+// served before. With Options.LeaderElection, a replica that does not lead
+// is ready.
+//
 // Conditions follow the kstatus conventions (observedGeneration, Ready,
 // Reconciling, Stalled), so kubectl wait, Flux and Argo CD read health
 // without custom checks. They are computed by pure functions in the
