@@ -179,6 +179,9 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 		utilruntime.HandleErrorWithContext(ctx, err, "Error scheduling pod; retrying")
 	}
 
+	// Once podInfo is handed to the queue, informer updates may change it;
+	// the nominator gets its own copy.
+	nominated := podInfo.PodInfo
 	cached, e := s.podLister.Pods(pod.Namespace).Get(pod.Name)
 	switch {
 	case e != nil:
@@ -192,13 +195,14 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	default:
 		podInfo.PodInfo, _ = framework.NewPodInfo(cached.DeepCopy())
 		pod = podInfo.Pod
+		nominated = podInfo.PodInfo.DeepCopy()
 		if err := s.queue.AddUnschedulableIfNotPresent(logger, podInfo); err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "Requeueing pod failed")
 		}
 		calledDone = true
 	}
 
-	s.queue.AddNominatedPod(logger, podInfo.PodInfo, nominatingInfo)
+	s.queue.AddNominatedPod(logger, nominated, nominatingInfo)
 	if err == nil {
 		return
 	}

@@ -135,7 +135,7 @@ var _ = Describe("Queue", func() {
 
 	It("serves profiles applied before Start as soon as it runs", func() {
 		name := uniqueName("queue")
-		h := startSchedulerAfter(func(s *scheduler.Scheduler) {
+		h := startSchedulerAfter(func(s *scheduler.Scheduler, _ string) {
 			_, err := s.Apply(context.Background(), defaultProfile(name))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(s.Serving(name)).To(BeTrue())
@@ -146,14 +146,16 @@ var _ = Describe("Queue", func() {
 	})
 
 	It("schedules higher priority pods first", func() {
-		h := startScheduler()
 		name := uniqueName("queue")
-		createNode("n1", "1", "8Gi")
-		// Queued together when the profile appears: the heap decides.
-		createPod(newPod(h.ns, "low", name, "1", "1Gi", withPriorityClass("low")))
-		createPod(newPod(h.ns, "high", name, "1", "1Gi", withPriorityClass("high")))
-		Eventually(func() bool { return getPod(h.ns, "high").Spec.Priority != nil }, 5*time.Second).Should(BeTrue())
-		h.apply(defaultProfile(name))
+		// Both pods exist before the scheduler starts, so both are queued
+		// before the first cycle: the heap decides.
+		h := startSchedulerAfter(func(s *scheduler.Scheduler, ns string) {
+			createNode("n1", "1", "8Gi")
+			createPod(newPod(ns, "low", name, "1", "1Gi", withPriorityClass("low")))
+			createPod(newPod(ns, "high", name, "1", "1Gi", withPriorityClass("high")))
+			_, err := s.Apply(context.Background(), defaultProfile(name))
+			Expect(err).NotTo(HaveOccurred())
+		})
 		Expect(waitBound(h.ns, "high", 10*time.Second)).To(Equal("n1"))
 		cond := waitUnschedulable(h.ns, "low", 10*time.Second)
 		Expect(cond.Message).To(ContainSubstring("Insufficient cpu"))

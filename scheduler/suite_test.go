@@ -90,10 +90,11 @@ func (c countBinds) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // harness is one running scheduler over the suite's control plane.
 type harness struct {
-	ns     string
-	sched  *scheduler.Scheduler
-	cancel context.CancelFunc
-	done   chan error
+	started bool
+	ns      string
+	sched   *scheduler.Scheduler
+	cancel  context.CancelFunc
+	done    chan error
 }
 
 func startScheduler(opts ...scheduler.Option) *harness {
@@ -101,8 +102,9 @@ func startScheduler(opts ...scheduler.Option) *harness {
 	return startSchedulerAfter(nil, opts...)
 }
 
-// startSchedulerAfter runs before on the new scheduler, then starts it.
-func startSchedulerAfter(before func(*scheduler.Scheduler), opts ...scheduler.Option) *harness {
+// startSchedulerAfter runs before on the new scheduler and its namespace,
+// then starts it.
+func startSchedulerAfter(before func(s *scheduler.Scheduler, ns string), opts ...scheduler.Option) *harness {
 	GinkgoHelper()
 	ns := "t-" + rand.String(6)
 	_, err := cs.CoreV1().Namespaces().Create(context.Background(), &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
@@ -112,19 +114,22 @@ func startSchedulerAfter(before func(*scheduler.Scheduler), opts ...scheduler.Op
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
 	h := &harness{ns: ns, sched: s, cancel: cancel, done: make(chan error, 1)}
+	DeferCleanup(h.stop)
 	if before != nil {
-		before(s)
+		before(s, ns)
 	}
+	h.started = true
 	go func() { h.done <- s.Start(ctx) }()
 	Eventually(s.HasSynced, 30*time.Second, 20*time.Millisecond).Should(BeTrue())
-	DeferCleanup(h.stop)
 	return h
 }
 
 func (h *harness) stop() {
 	GinkgoHelper()
 	h.cancel()
-	Eventually(h.done, 30*time.Second).Should(Receive(BeNil()))
+	if h.started {
+		Eventually(h.done, 30*time.Second).Should(Receive(BeNil()))
+	}
 	cleanupCluster(h.ns)
 }
 
