@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -19,6 +20,10 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
+
+// informerSyncTimeout bounds how long Apply waits for informers that a new
+// framework's plugins started.
+const informerSyncTimeout = 30 * time.Second
 
 // profileMap is the live set, keyed by schedulerName. A published map is
 // never modified; Apply and Remove publish a new one.
@@ -111,7 +116,13 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (Applied, error) {
 		// Plugins of the new framework may have asked for informers the
 		// factory has not started yet.
 		s.informerFactory.Start(s.ctx.Done())
-		s.informerFactory.WaitForCacheSync(ctx.Done())
+		syncCtx, cancel := context.WithTimeout(ctx, informerSyncTimeout)
+		for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
+			if !ok {
+				logger.Info("Informer not synced yet; the profile serves anyway", "profile", p.Config.SchedulerName, "type", typ.String())
+			}
+		}
+		cancel()
 	}
 
 	old := *s.profiles.Load()

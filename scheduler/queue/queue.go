@@ -677,11 +677,13 @@ func (q *Queue) worthRequeuing(logger klog.Logger, p *framework.QueuedPodInfo, e
 func (q *Queue) requeue(logger klog.Logger, p *framework.QueuedPodInfo, s strategy, event string) string {
 	if s == queueSkip {
 		q.unschedulable[podInfoKey(p)] = p
+		metrics.SchedulerQueueIncomingPods.WithLabelValues("unschedulable", event).Inc()
 		return "unschedulable"
 	}
 	if s == queueAfterBackoff && q.isBackingOff(p) {
 		delete(q.unschedulable, podInfoKey(p))
 		q.backoff.AddOrUpdate(p)
+		metrics.SchedulerQueueIncomingPods.WithLabelValues("backoff", event).Inc()
 		select {
 		case q.wake <- struct{}{}:
 		default:
@@ -706,12 +708,14 @@ func (q *Queue) moveToActive(logger klog.Logger, p *framework.QueuedPodInfo, eve
 	if p.Gated() {
 		p.WasFlushedFromUnschedulable = false
 		q.unschedulable[podInfoKey(p)] = p
+		metrics.SchedulerQueueIncomingPods.WithLabelValues("gated", event).Inc()
 		logger.V(5).Info("Pod is gated", "pod", klog.KObj(p.Pod), "plugin", p.GatingPlugin, "event", event)
 		return false
 	}
 	delete(q.unschedulable, podInfoKey(p))
 	p.SetInitialAttemptTimestamp(q.clock.Now())
 	pq.active.AddOrUpdate(p)
+	metrics.SchedulerQueueIncomingPods.WithLabelValues("active", event).Inc()
 	q.cond.Broadcast()
 	return true
 }
