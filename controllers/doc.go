@@ -9,7 +9,10 @@
 // names (TLS material read from Secrets), and applies the result to a
 // scheduler.ProfileSet. A generation that is refused never replaces the one
 // that serves (last known good); status says which generation serves and
-// why the latest one does not. The oldest profile claiming a schedulerName
+// why the latest one does not. status.activeSpec keeps a copy of the spec
+// of the generation that serves: after an operator restart, when the
+// latest generation is refused, that spec is applied again, so the last
+// known good generation keeps serving across restarts. The oldest profile claiming a schedulerName
 // owns it; default-scheduler is reserved unless Options.AllowDefaultScheduler.
 //
 // The ExtenderConfig reconciler validates an extender, builds the upstream

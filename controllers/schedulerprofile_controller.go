@@ -122,10 +122,57 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 
 	for _, phase := range []profilePhase{r.markReconciling, r.claimName, r.resolveExtenders, r.convert, r.apply} {
 		res, err := phase(ctx, s)
-		if err != nil || !res.IsZero() || s.refusal != nil {
+		if err != nil || !res.IsZero() {
 			return res, err
 		}
+		if s.refusal != nil {
+			return r.restoreLastGood(ctx, s)
+		}
 	}
+	return ctrl.Result{}, nil
+}
+
+// restoreLastGood applies status.activeSpec, the spec of the generation
+// that served before this process started, when the latest generation is
+// refused and nothing of this object serves yet: after an operator
+// restart, the last known good generation serves again instead of
+// nothing. It runs the same phases as a new generation. When the last
+// good spec cannot serve either, the refusal of the latest generation
+// stands and status says that no generation serves.
+func (r *SchedulerProfileReconciler) restoreLastGood(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+	sp, st := s.profile, s.base.Status
+	if st.ActiveSpec == nil || st.ActiveGeneration == 0 || st.ActiveGeneration == sp.Generation {
+		return ctrl.Result{}, nil
+	}
+	if _, ok := r.served.get(sp.Name); ok {
+		return ctrl.Result{}, nil
+	}
+	last := sp.DeepCopy()
+	last.Generation = st.ActiveGeneration
+	last.Spec = *st.ActiveSpec.DeepCopy()
+	ls := &profileScope{profile: last, base: last.DeepCopy(), name: last.EffectiveSchedulerName()}
+	logger := log.FromContext(ctx).WithValues("generation", last.Generation, "refusedGeneration", sp.Generation)
+	for _, phase := range []profilePhase{r.claimName, r.resolveExtenders, r.convert} {
+		if _, err := phase(ctx, ls); err != nil {
+			// Not decided: status keeps the last good spec for the retry.
+			s.decided = false
+			return ctrl.Result{}, fmt.Errorf("restoring generation %d: %w", last.Generation, err)
+		}
+		if ls.refusal != nil {
+			logger.Info("last known good generation cannot serve", "reason", ls.refusal.Reason, "message", ls.refusal.Message)
+			return ctrl.Result{}, nil
+		}
+	}
+	fp, err := fingerprint(last.Generation, ls.name, ls.extenders)
+	if err != nil {
+		s.decided = false
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	}
+	if refusal := r.swapIn(ctx, ls, fp); refusal != nil {
+		logger.Info("last known good generation cannot serve", "reason", refusal.Reason, "message", refusal.Message)
+		return ctrl.Result{}, nil
+	}
+	logger.Info("last known good generation restored", "schedulerName", ls.name)
 	return ctrl.Result{}, nil
 }
 
@@ -237,17 +284,29 @@ func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 		s.refusal, s.decided = refusal, true
 		return ctrl.Result{}, nil
 	}
-	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders})
-	if err != nil {
-		s.refusal, s.decided = BuildRefusal(err), true
+	if refusal := r.swapIn(ctx, s, fp); refusal != nil {
+		s.refusal, s.decided = refusal, true
 		r.served.noteBuildRefused(sp.Name, fp, s.refusal)
 		return ctrl.Result{}, nil
+	}
+	s.decided = true
+	return ctrl.Result{}, nil
+}
+
+// swapIn builds the framework of the converted generation in s and swaps
+// it in, recording what the object now serves. A build failure leaves the
+// serving framework in place and is returned as a refusal.
+func (r *SchedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope, fp string) *Refusal {
+	sp := s.profile
+	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders})
+	if err != nil {
+		return BuildRefusal(err)
 	}
 	oldName, displaced := r.served.set(sp.Name, servedProfile{
 		SchedulerName: s.name,
 		Generation:    sp.Generation,
 		Fingerprint:   fp,
-		Status:        profileOutcome{Plugins: applied.Plugins, Extenders: s.resolved},
+		Status:        profileOutcome{Plugins: applied.Plugins, Extenders: s.resolved, ActiveSpec: sp.Spec.DeepCopy()},
 	})
 	if oldName != "" {
 		r.Profiles.Remove(ctx, oldName)
@@ -255,11 +314,10 @@ func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 	if displaced != "" {
 		r.notify(ctx, displaced)
 	}
-	s.decided = true
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventActivated, "Apply",
 		"generation %d serves pods with schedulerName %q", sp.Generation, s.name)
 	log.FromContext(ctx).Info("profile live", "schedulerName", s.name, "generation", sp.Generation)
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // reconcileDelete stops serving and lets the object go.
@@ -303,6 +361,7 @@ func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profile
 		o.ActiveGeneration = cur.Generation
 		o.Plugins = cur.Status.Plugins
 		o.Extenders = cur.Status.Extenders
+		o.ActiveSpec = cur.Status.ActiveSpec
 	}
 	sp.Status = profileStatus(s.base.Status, o, r.now())
 	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) && r.served.noteRefusal(sp.Name, sp.Generation, s.refusal) {

@@ -255,16 +255,29 @@ var _ = Describe("SchedulerProfile", func() {
 		op = startOperator()
 	})
 
-	It("rebuilds every profile after an operator restart and binds the pods that waited", func() {
+	It("rebuilds every profile after an operator restart, the last known good one included, and binds the pods that waited", func() {
 		ns := createNamespace("restart")
 		Expect(k8s.Create(suiteCtx, newProfile("survivor", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())
 		expectLive("survivor", timeout)
+		Expect(k8s.Create(suiteCtx, newProfile("kept-good", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())
+		goodSpec := expectLive("kept-good", timeout).Spec
 		boundNode(createPod(ns, "before", "survivor"), timeout)
+
+		By("a bad spec of kept-good is refused and generation 1 keeps serving")
+		sp := getProfile("kept-good")
+		sp.Spec.PluginConfig = []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"typo":1}`)}}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		refused := expectRefused("kept-good", v1alpha1.ReasonInvalidPluginArgs, timeout)
+		Expect(refused.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(refused.Status.ActiveSpec).NotTo(BeNil())
+		Expect(*refused.Status.ActiveSpec).To(Equal(goodSpec), "status keeps the spec of the generation that serves")
+		boundNode(createPod(ns, "before-good", "kept-good"), timeout)
 
 		op.stop()
 		waiting := []*corev1.Pod{createPod(ns, "waiting-1", "survivor"), createPod(ns, "waiting-2", "survivor")}
 		Expect(k8s.Create(suiteCtx, newProfile("created-while-down", v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
 		waiting = append(waiting, createPod(ns, "waiting-3", "created-while-down"))
+		waiting = append(waiting, createPod(ns, "waiting-4", "kept-good"), createPod(ns, "waiting-5", "kept-good"))
 		staysPending(waiting[0], time.Second)
 
 		op = startOperator() // returns once /readyz says every profile was reconciled
@@ -272,11 +285,38 @@ var _ = Describe("SchedulerProfile", func() {
 			sp := getProfile(name)
 			Expect(meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue(), "%s is reconciled before the operator is ready", name)
 		}
+		By("after the restart, kept-good still says generation 2 is refused and generation 1 serves")
+		kept := getProfile("kept-good")
+		Expect(kept.Generation).To(BeEquivalentTo(2))
+		Expect(kept.Status.ObservedGeneration).To(BeEquivalentTo(2))
+		Expect(kept.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(*kept.Status.ActiveSpec).To(Equal(goodSpec))
+		ready := meta.FindStatusCondition(kept.Status.Conditions, v1alpha1.ConditionReady)
+		Expect(ready).NotTo(BeNil())
+		Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		Expect(ready.Reason).To(Equal(v1alpha1.ReasonInvalidPluginArgs))
+		Expect(ready.Message).To(ContainSubstring("generation 2 refused"))
+		Expect(ready.Message).To(ContainSubstring("generation 1 keeps serving"))
+		Expect(kept.Status.Plugins).NotTo(BeEmpty(), "status describes the restored framework")
 		for _, p := range waiting {
 			boundNode(p, timeout)
 		}
+		Consistently(func(g Gomega) {
+			g.Expect(getProfile("kept-good").Status.ActiveGeneration).To(BeEquivalentTo(1))
+		}).WithTimeout(time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+		By("fixing the spec after the restart makes generation 3 live")
+		sp = getProfile("kept-good")
+		sp.Spec.PluginConfig = fitArgs("LeastAllocated")
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		live := expectLive("kept-good", timeout)
+		Expect(live.Status.ActiveGeneration).To(BeEquivalentTo(3))
+		Expect(*live.Status.ActiveSpec).To(Equal(live.Spec))
+		boundNode(createPod(ns, "after-fix", "kept-good"), timeout)
+
 		deleteProfile("survivor")
 		deleteProfile("created-while-down")
+		deleteProfile("kept-good")
 	})
 })
 

@@ -25,6 +25,9 @@ type profileOutcome struct {
 	Plugins *config.Plugins
 	// Extenders of the serving framework; used with Plugins.
 	Extenders []v1alpha1.ResolvedExtender
+	// ActiveSpec is the spec ActiveGeneration was built from; used with
+	// Plugins.
+	ActiveSpec *v1alpha1.SchedulerProfileSpec
 }
 
 // markReconciling returns status with Reconciling=True for generation,
@@ -47,10 +50,12 @@ func profileStatus(st v1alpha1.SchedulerProfileStatus, o profileOutcome, now met
 	if o.Plugins != nil {
 		st.Plugins = effectivePlugins(o.Plugins)
 		st.Extenders = o.Extenders
+		st.ActiveSpec = o.ActiveSpec.DeepCopy()
 	}
 	if o.ActiveGeneration == 0 {
 		st.Plugins = nil
 		st.Extenders = nil
+		st.ActiveSpec = nil
 	}
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, reconciledReason(o), "", now)
 	if o.Refusal == nil {

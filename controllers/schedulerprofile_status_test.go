@@ -29,9 +29,11 @@ func TestProfileStatus(t *testing.T) {
 		Score:     config.PluginSet{Enabled: []config.Plugin{{Name: "NodeResourcesFit", Weight: 1}, {Name: "ImageLocality", Weight: 3}}},
 		Bind:      config.PluginSet{Enabled: []config.Plugin{{Name: "DefaultBinder"}}},
 	}
+	spec1 := &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("bin-packing"), Extenders: []string{"e"}}
 	live := profileStatus(v1alpha1.SchedulerProfileStatus{}, profileOutcome{
 		Generation: 1, SchedulerName: "bin-packing", ActiveGeneration: 1, Plugins: plugins,
-		Extenders: []v1alpha1.ResolvedExtender{{Name: "e", URLPrefix: "http://e", Generation: 2}},
+		Extenders:  []v1alpha1.ResolvedExtender{{Name: "e", URLPrefix: "http://e", Generation: 2}},
+		ActiveSpec: spec1,
 	}, t0)
 
 	tests := []struct {
@@ -42,9 +44,10 @@ func TestProfileStatus(t *testing.T) {
 	}{{
 		name: "live generation: Ready Active, not stalled, plugins per extension point",
 		prev: v1alpha1.SchedulerProfileStatus{},
-		o:    profileOutcome{Generation: 1, SchedulerName: "bin-packing", ActiveGeneration: 1, Plugins: plugins},
+		o:    profileOutcome{Generation: 1, SchedulerName: "bin-packing", ActiveGeneration: 1, Plugins: plugins, ActiveSpec: spec1},
 		check: func(g Gomega, st v1alpha1.SchedulerProfileStatus) {
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(1))
+			g.Expect(st.ActiveSpec).To(Equal(spec1), "the spec that serves is kept for a restart")
 			g.Expect(st.ActiveGeneration).To(BeEquivalentTo(1))
 			g.Expect(st.SchedulerName).To(Equal("bin-packing"))
 			g.Expect(cond(st.Conditions, v1alpha1.ConditionReady).Status).To(Equal(metav1.ConditionTrue))
@@ -61,8 +64,8 @@ func TestProfileStatus(t *testing.T) {
 		name: "refused generation while an older one serves: Stalled, Ready False, message names both",
 		prev: live,
 		o: profileOutcome{Generation: 2, SchedulerName: "bin-packing", ActiveGeneration: 1, Plugins: plugins,
-			Extenders: live.Extenders,
-			Refusal:   refuse(v1alpha1.ReasonUnknownPlugin, `FilterPlugin "Nope" does not exist`)},
+			Extenders: live.Extenders, ActiveSpec: spec1,
+			Refusal: refuse(v1alpha1.ReasonUnknownPlugin, `FilterPlugin "Nope" does not exist`)},
 		check: func(g Gomega, st v1alpha1.SchedulerProfileStatus) {
 			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(2))
 			g.Expect(st.ActiveGeneration).To(BeEquivalentTo(1))
@@ -78,6 +81,7 @@ func TestProfileStatus(t *testing.T) {
 			g.Expect(stalled.Reason).To(Equal(v1alpha1.ReasonUnknownPlugin))
 			g.Expect(st.Plugins).To(Equal(live.Plugins), "status keeps describing the serving framework")
 			g.Expect(st.Extenders).To(Equal(live.Extenders))
+			g.Expect(st.ActiveSpec).To(Equal(spec1), "the last known good spec is kept, not the refused one")
 		},
 	}, {
 		name: "refused with nothing serving",
@@ -87,6 +91,7 @@ func TestProfileStatus(t *testing.T) {
 			g.Expect(st.ActiveGeneration).To(BeZero())
 			g.Expect(st.Plugins).To(BeNil())
 			g.Expect(st.Extenders).To(BeNil())
+			g.Expect(st.ActiveSpec).To(BeNil(), "no spec serves")
 			ready := cond(st.Conditions, v1alpha1.ConditionReady)
 			g.Expect(ready.Reason).To(Equal(v1alpha1.ReasonSchedulerNameConflict))
 			g.Expect(ready.Message).To(ContainSubstring(`"older"`))
@@ -95,7 +100,7 @@ func TestProfileStatus(t *testing.T) {
 	}, {
 		name: "same outcome again keeps transition times",
 		prev: live,
-		o:    profileOutcome{Generation: 1, SchedulerName: "bin-packing", ActiveGeneration: 1, Plugins: plugins, Extenders: live.Extenders},
+		o:    profileOutcome{Generation: 1, SchedulerName: "bin-packing", ActiveGeneration: 1, Plugins: plugins, Extenders: live.Extenders, ActiveSpec: spec1},
 		check: func(g Gomega, st v1alpha1.SchedulerProfileStatus) {
 			g.Expect(st).To(Equal(live))
 		},

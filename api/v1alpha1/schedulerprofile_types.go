@@ -157,6 +157,12 @@ type SchedulerProfileStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	Extenders []ResolvedExtender `json:"extenders,omitempty"`
+	// ActiveSpec is a copy of the spec of ActiveGeneration, the last known
+	// good one; unset when no generation serves. When the operator
+	// restarts and the latest generation is refused, it applies this spec
+	// again, so the profile keeps serving what it served before.
+	// +optional
+	ActiveSpec *SchedulerProfileSpec `json:"activeSpec,omitempty"`
 }
 
 // ExtensionPointPlugins lists the plugins run at one extension point.
