@@ -1,0 +1,101 @@
+package scheduler_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	upstream "k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+)
+
+// startUpstream runs upstream kube-scheduler's scheduler (default profile,
+// "default-scheduler") in-process on the same control plane.
+func startUpstream() {
+	GinkgoHelper()
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
+	factory := upstream.NewInformerFactory(cs, 0, nil)
+	s, err := upstream.New(ctx, cs, factory, nil, profile.NewRecorderFactory(broadcaster))
+	Expect(err).NotTo(HaveOccurred())
+	broadcaster.StartRecordingToSink(ctx.Done())
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	Expect(s.WaitForHandlersSync(ctx)).To(Succeed())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done, 30*time.Second).Should(BeClosed())
+		broadcaster.Shutdown()
+		factory.Shutdown()
+	})
+}
+
+func deleteNow(ns, name string) {
+	GinkgoHelper()
+	zero := int64(0)
+	Expect(cs.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: &zero})).To(Succeed())
+	Eventually(func() bool {
+		_, err := cs.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, 10*time.Second, 10*time.Millisecond).Should(BeTrue())
+}
+
+var _ = Describe("Parity with upstream kube-scheduler", func() {
+	It("refuses the same pods with the same message and places the same pods on the same nodes", func() {
+		h := startScheduler()
+		startUpstream()
+		name := uniqueName("parity")
+		h.apply(defaultProfile(name))
+		createNode("small-1", "1", "2Gi")
+		createNode("small-2", "2", "4Gi", withLabels("zone", "b"))
+		createNode("tainted", "16", "32Gi", withTaint("dedicated", "gpu", v1.TaintEffectNoSchedule))
+
+		refused := map[string][]podOption{
+			"too-big":  nil,
+			"nowhere":  {withRequiredNodeLabel("kubernetes.io/hostname", "n9")},
+			"zone-big": {withRequiredNodeLabel("zone", "b")},
+		}
+		for pod, opts := range refused {
+			createPod(newPod(h.ns, "ours-"+pod, name, "3", "1Gi", opts...))
+			createPod(newPod(h.ns, "upstream-"+pod, v1.DefaultSchedulerName, "3", "1Gi", opts...))
+		}
+		for pod := range refused {
+			ours := waitUnschedulable(h.ns, "ours-"+pod, 10*time.Second)
+			theirs := waitUnschedulable(h.ns, "upstream-"+pod, 10*time.Second)
+			GinkgoWriter.Printf("%s: %s\n", pod, ours.Message)
+			Expect(ours.Message).To(Equal(theirs.Message), pod)
+		}
+		for pod := range refused {
+			deleteNow(h.ns, "ours-"+pod)
+			deleteNow(h.ns, "upstream-"+pod)
+		}
+
+		// One scheduler at a time on the same state: the same node.
+		placed := map[string][]podOption{
+			"small":      nil,
+			"prefers-b":  {withPreferredNodeLabel("zone", "b")},
+			"tolerating": {func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}} }},
+		}
+		for pod, opts := range placed {
+			createPod(newPod(h.ns, "ours-"+pod, name, "500m", "1Gi", opts...))
+			ours := waitBound(h.ns, "ours-"+pod, 10*time.Second)
+			deleteNow(h.ns, "ours-"+pod)
+			createPod(newPod(h.ns, "upstream-"+pod, v1.DefaultSchedulerName, "500m", "1Gi", opts...))
+			theirs := waitBound(h.ns, "upstream-"+pod, 10*time.Second)
+			deleteNow(h.ns, "upstream-"+pod)
+			GinkgoWriter.Printf("%s: ours %s, upstream %s\n", pod, ours, theirs)
+			Expect(ours).To(Equal(theirs), pod)
+		}
+	})
+})
