@@ -192,6 +192,18 @@ func ApplyDir(ctx context.Context, c client.Client, dir string) ([]string, error
 	})
 	var applied []string
 	for _, u := range objs {
+		// Record what was applied as kubectl apply does, so a later
+		// `kubectl apply -f config/samples` merges with it quietly.
+		last, err := u.MarshalJSON()
+		if err != nil {
+			return applied, err
+		}
+		annotations := u.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[corev1.LastAppliedConfigAnnotation] = string(last)
+		u.SetAnnotations(annotations)
 		if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("local-mode"), client.ForceOwnership); err != nil {
 			return applied, fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
 		}

@@ -97,6 +97,9 @@ func TestLocalCluster(t *testing.T) {
 	names := map[string]bool{}
 	for _, p := range profiles.Items {
 		names[p.Name] = true
+		if p.Annotations[corev1.LastAppliedConfigAnnotation] == "" {
+			t.Errorf("profile %s has no %s annotation: kubectl apply would warn", p.Name, corev1.LastAppliedConfigAnnotation)
+		}
 	}
 	for _, want := range []string{"bin-packing", "spread", "with-extender"} {
 		if !names[want] {
