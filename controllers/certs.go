@@ -20,6 +20,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -61,7 +62,15 @@ type WebhookOptions struct {
 	Validity time.Duration
 	// CheckInterval between renewal checks; 0 means one hour.
 	CheckInterval time.Duration
+	// ResyncInterval between checks that the caBundle still trusts this
+	// replica's CA; 0 means one minute.
+	ResyncInterval time.Duration
 }
+
+// maxCABundleCerts bounds the CA certificates a caBundle keeps: the CAs of
+// replicas that are gone stay until they expire or, past this bound, the
+// oldest of them are dropped. It must exceed the number of replicas.
+const maxCABundleCerts = 16
 
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=profile-scheduler-validating-webhook,verbs=update;patch
@@ -96,14 +105,19 @@ func SetupWebhook(mgr ctrl.Manager, v *ProfileValidator, opts WebhookOptions) er
 }
 
 // CertRotator generates a self-signed CA and a serving certificate signed
-// by it into a cert directory, patches the CA into a
+// by it into a cert directory, merges the CA into the caBundle of a
 // ValidatingWebhookConfiguration, and renews both before they expire. The
 // webhook server reloads the files when they change. It leaves alone a
 // directory whose certificate it did not generate (for example one
 // cert-manager mounts).
 //
-// With several replicas, each would generate its own CA: use it with one
-// replica, or provide certificates.
+// Every replica runs one with its own CA. None replaces the bundle: each
+// adds its CA when absent and drops certificates that are expired or do
+// not parse, keeping at most maxCABundleCerts (its own always), so the API
+// server trusts every replica behind the Service. Writes use optimistic
+// locking, so two replicas merging at once do not lose each other's CA;
+// each checks again every ResyncInterval and after a rotation, which also
+// restores its CA if the configuration was replaced.
 type CertRotator struct {
 	Client  client.Client
 	Options WebhookOptions
@@ -194,7 +208,9 @@ func stillValid(caPEM []byte, now time.Time) bool {
 	return err == nil && now.Before(cert.NotAfter)
 }
 
-// Start patches the caBundle, then checks for renewal every CheckInterval.
+// Start merges the CA into the caBundle, then checks for renewal every
+// CheckInterval and that the bundle still trusts the CA every
+// ResyncInterval; a failed merge is retried after a few seconds.
 func (c *CertRotator) Start(ctx context.Context) error {
 	if !c.managed() {
 		return nil
@@ -203,61 +219,140 @@ func (c *CertRotator) Start(ctx context.Context) error {
 	if interval <= 0 {
 		interval = time.Hour
 	}
+	resync := c.Options.ResyncInterval
+	if resync <= 0 {
+		resync = time.Minute
+	}
+	const retry = 5 * time.Second
 	logger := log.FromContext(ctx).WithName("cert-rotator")
-	patched := false
-	retry := time.NewTicker(5 * time.Second)
-	defer retry.Stop()
 	check := time.NewTicker(interval)
 	defer check.Stop()
 	for {
-		if !patched {
-			if err := c.PatchCABundle(ctx); err != nil {
-				logger.Error(err, "patching caBundle", "configuration", c.Options.ConfigurationName)
-			} else {
-				patched = true
-			}
+		wait := resync
+		if err := c.PatchCABundle(ctx); err != nil {
+			logger.Error(err, "merging CA into caBundle", "configuration", c.Options.ConfigurationName)
+			wait = min(retry, resync)
 		}
+		next := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			next.Stop()
 			return nil
-		case <-retry.C:
+		case <-next.C:
 		case <-check.C:
-			before := string(c.caBundle)
+			next.Stop()
 			if err := c.Ensure(time.Now()); err != nil {
 				logger.Error(err, "renewing webhook certificates")
-			}
-			if string(c.caBundle) != before {
-				patched = false
 			}
 		}
 	}
 }
 
-// PatchCABundle writes the CA bundle into every webhook of the
-// configuration.
+// PatchCABundle merges the CA bundle of this rotator into the caBundle of
+// every webhook of the configuration (see mergeCABundle), and writes it
+// only when that changes it. A conflicting write by another replica is
+// retried on a fresh read.
 func (c *CertRotator) PatchCABundle(ctx context.Context) error {
 	if c.Options.ConfigurationName == "" || len(c.caBundle) == 0 {
 		return nil
 	}
-	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Options.ConfigurationName}, vwc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("ValidatingWebhookConfiguration %q not found", c.Options.ConfigurationName)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Options.ConfigurationName}, vwc); err != nil {
+			if apierrors.IsNotFound(err) {
+				return fmt.Errorf("ValidatingWebhookConfiguration %q not found", c.Options.ConfigurationName)
+			}
+			return err
 		}
-		return err
+		base := vwc.DeepCopy()
+		now := time.Now()
+		changed := false
+		for i := range vwc.Webhooks {
+			merged := mergeCABundle(vwc.Webhooks[i].ClientConfig.CABundle, c.caBundle, now, maxCABundleCerts)
+			if !bytes.Equal(vwc.Webhooks[i].ClientConfig.CABundle, merged) {
+				vwc.Webhooks[i].ClientConfig.CABundle = merged
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		return c.Client.Patch(ctx, vwc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	})
+}
+
+// mergeCABundle returns the bundle that trusts the CA certificates of own
+// besides those of bundle: certificates of bundle that do not parse or
+// have expired at now are dropped, those of own are appended when absent,
+// and when more than limit remain, the ones of bundle issued first are
+// dropped (own ones never). The result is PEM, in the order of bundle then
+// own, so merging again returns it unchanged.
+func mergeCABundle(bundle, own []byte, now time.Time, limit int) []byte {
+	type entry struct {
+		cert *x509.Certificate
+		own  bool
 	}
-	base := vwc.DeepCopy()
-	changed := false
-	for i := range vwc.Webhooks {
-		if !bytes.Equal(vwc.Webhooks[i].ClientConfig.CABundle, c.caBundle) {
-			vwc.Webhooks[i].ClientConfig.CABundle = c.caBundle
-			changed = true
+	var kept []entry
+	seen := map[string]bool{}
+	add := func(data []byte, isOwn bool) {
+		for _, cert := range parseCertificates(data) {
+			if now.After(cert.NotAfter) {
+				continue
+			}
+			key := string(cert.Raw)
+			if seen[key] {
+				if isOwn {
+					for i := range kept {
+						if string(kept[i].cert.Raw) == key {
+							kept[i].own = true
+						}
+					}
+				}
+				continue
+			}
+			seen[key] = true
+			kept = append(kept, entry{cert: cert, own: isOwn})
 		}
 	}
-	if !changed {
-		return nil
+	add(bundle, false)
+	add(own, true)
+	for len(kept) > limit {
+		oldest := -1
+		for i, e := range kept {
+			if !e.own && (oldest < 0 || e.cert.NotBefore.Before(kept[oldest].cert.NotBefore)) {
+				oldest = i
+			}
+		}
+		if oldest < 0 {
+			break
+		}
+		kept = append(kept[:oldest], kept[oldest+1:]...)
 	}
-	return c.Client.Patch(ctx, vwc, client.MergeFrom(base))
+	var out []byte
+	for _, e := range kept {
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.cert.Raw})...)
+	}
+	return out
+}
+
+// parseCertificates returns the certificates of the PEM data that parse;
+// other blocks and garbage are skipped.
+func parseCertificates(data []byte) []*x509.Certificate {
+	var out []*x509.Certificate
+	for len(data) > 0 {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		if cert, err := x509.ParseCertificate(block.Bytes); err == nil {
+			out = append(out, cert)
+		}
+	}
+	return out
 }
 
 // generateCerts returns a self-signed CA and a serving certificate it

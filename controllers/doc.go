@@ -47,9 +47,12 @@
 // directory holds none, CertRotator (enabled by Options.Webhook.SelfSigned)
 // generates a self-signed CA and a serving certificate for the webhook
 // Service's DNS names, writes tls.crt and tls.key into the cert directory
-// (the webhook server reloads them), and patches the caBundle of the named
-// ValidatingWebhookConfiguration. It renews both when a third of their
-// lifetime remains.
+// (the webhook server reloads them), and merges its CA into the caBundle of
+// the named ValidatingWebhookConfiguration. It renews both when a third of
+// their lifetime remains. Each replica has its own CA; none replaces the
+// bundle, each adds its CA when absent and drops expired or unparseable
+// certificates (the bundle is bounded), and checks again every minute and
+// after a rotation, so the API server trusts whichever replica it reaches.
 //
 // This package never builds frameworks itself outside admission dry-runs,
 // never writes spec, and never takes a schedulerName from an older profile.
