@@ -14,6 +14,10 @@
 // latest generation is refused, that spec is applied again, so the last
 // known good generation keeps serving across restarts. The oldest profile claiming a schedulerName
 // owns it; default-scheduler is reserved unless Options.AllowDefaultScheduler.
+// Each refused generation is counted once per reason in
+// profile_scheduler_refused_generations_total, however often it is
+// reconciled (and not again by a restarted operator that finds the refusal
+// in status).
 //
 // The ExtenderConfig reconciler validates an extender, builds the upstream
 // HTTP extender from it to prove its TLS material loads, and writes its own

@@ -38,6 +38,16 @@ type servedNames struct {
 	// build was refused for a reason that cannot change without new inputs,
 	// so that the same build is not tried again on every event.
 	failedBuilds map[string]failedBuild
+	// counted is, per object, the generation whose refusals were counted
+	// in the refused generations metric and their reasons, so that each
+	// generation and reason is counted once however often it is
+	// reconciled.
+	counted map[string]countedRefusals
+}
+
+type countedRefusals struct {
+	generation int64
+	reasons    map[string]bool
 }
 
 type failedBuild struct {
@@ -46,7 +56,37 @@ type failedBuild struct {
 }
 
 func newServedNames() *servedNames {
-	return &servedNames{byName: map[string]string{}, byObject: map[string]servedProfile{}, refused: map[string]string{}, failedBuilds: map[string]failedBuild{}}
+	return &servedNames{
+		byName: map[string]string{}, byObject: map[string]servedProfile{}, refused: map[string]string{},
+		failedBuilds: map[string]failedBuild{}, counted: map[string]countedRefusals{},
+	}
+}
+
+// countRefusal records that generation of object was refused for reason
+// and reports whether that generation and reason were not recorded yet.
+// Only the latest generation of an object is remembered.
+func (s *servedNames) countRefusal(object string, generation int64, reason string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.counted[object]
+	if !ok || c.generation != generation {
+		c = countedRefusals{generation: generation, reasons: map[string]bool{}}
+		s.counted[object] = c
+	}
+	if c.reasons[reason] {
+		return false
+	}
+	c.reasons[reason] = true
+	return true
+}
+
+// forget drops everything recorded about object, once it is gone.
+func (s *servedNames) forget(object string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.refused, object)
+	delete(s.failedBuilds, object)
+	delete(s.counted, object)
 }
 
 // noteRefusal records the refusal of generation of object and reports

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/metrics"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -94,6 +95,7 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	if err := r.Client.Get(ctx, req.NamespacedName, sp); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.stopServing(ctx, req.Name, nil)
+			r.served.forget(req.Name)
 			r.startup.done(req.Name)
 			return ctrl.Result{}, nil
 		}
@@ -330,7 +332,7 @@ func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1
 			return ctrl.Result{}, fmt.Errorf("removing finalizer: %w", err)
 		}
 	}
-	r.served.forgetRefusal(sp.Name)
+	r.served.forget(sp.Name)
 	r.startup.done(sp.Name)
 	return ctrl.Result{}, nil
 }
@@ -364,6 +366,10 @@ func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profile
 		o.ActiveSpec = cur.Status.ActiveSpec
 	}
 	sp.Status = profileStatus(s.base.Status, o, r.now())
+	if s.refusal != nil && r.served.countRefusal(sp.Name, sp.Generation, s.refusal.Reason) &&
+		!refusalReported(s.base.Status, sp.Generation, s.refusal.Reason) {
+		metrics.RefusedGenerations.WithLabelValues(sp.Name, s.refusal.Reason).Inc()
+	}
 	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) && r.served.noteRefusal(sp.Name, sp.Generation, s.refusal) {
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRefused, "Apply",
 			"generation %d refused (%s): %s; %s", sp.Generation, s.refusal.Reason, s.refusal.Message, servingNote(o.ActiveGeneration))
@@ -392,6 +398,14 @@ func refusalChanged(before, after v1alpha1.SchedulerProfileStatus) bool {
 		return false
 	}
 	return b == nil || b.Status != a.Status || b.Reason != a.Reason || b.Message != a.Message
+}
+
+// refusalReported reports whether the stored status already says that
+// generation is refused for reason, as after an operator restart: that
+// refusal was counted by the process that decided it.
+func refusalReported(st v1alpha1.SchedulerProfileStatus, generation int64, reason string) bool {
+	c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason && c.ObservedGeneration == generation
 }
 
 // notify makes another profile reconcile, for example one whose name was

@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/metrics"
 )
 
 const timeout = 30 * time.Second
@@ -133,6 +135,7 @@ var _ = Describe("SchedulerProfile", func() {
 			Expect(k8s.Create(suiteCtx, sp)).To(Succeed())
 			got := expectRefused(sp.Name, reason, timeout)
 			Expect(got.Status.ActiveGeneration).To(BeZero())
+			Expect(refusedCount(sp.Name, reason)).To(BeEquivalentTo(1), "refused_generations_total counts the generation")
 			for _, m := range mentions {
 				Expect(readyMessage(got)).To(ContainSubstring(m))
 			}
@@ -175,6 +178,7 @@ var _ = Describe("SchedulerProfile", func() {
 		Expect(boundNode(createPod(ns, "b", "packing", onPool(pool)), timeout)).To(Equal(first), "MostAllocated packs")
 
 		By("a bad spec is refused and generation 1 keeps packing")
+		countedBefore := refusedCount("packing", v1alpha1.ReasonInvalidPluginArgs)
 		sp := getProfile("packing")
 		sp.Spec.PluginConfig = []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"typo":1}`)}}
 		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
@@ -186,6 +190,14 @@ var _ = Describe("SchedulerProfile", func() {
 		Expect(refused.Status.Plugins).NotTo(BeEmpty(), "status still describes the serving framework")
 		Expect(boundNode(createPod(ns, "c", "packing", onPool(pool)), timeout)).To(Equal(first))
 		Expect(boundNode(createPod(ns, "d", "packing", onPool(pool)), timeout)).To(Equal(first))
+
+		By("the refused generation is counted once, however often it is reconciled")
+		Expect(refusedCount("packing", v1alpha1.ReasonInvalidPluginArgs)).To(Equal(countedBefore + 1))
+		sp = getProfile("packing")
+		sp.Labels = map[string]string{"touched": "true"} // a metadata change reconciles generation 2 again
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		Consistently(func() float64 { return refusedCount("packing", v1alpha1.ReasonInvalidPluginArgs) }).
+			WithTimeout(time.Second).WithPolling(100 * time.Millisecond).Should(Equal(countedBefore + 1))
 
 		By("fixing the spec makes generation 3 live without a restart")
 		sp = getProfile("packing")
@@ -264,6 +276,7 @@ var _ = Describe("SchedulerProfile", func() {
 		boundNode(createPod(ns, "before", "survivor"), timeout)
 
 		By("a bad spec of kept-good is refused and generation 1 keeps serving")
+		countedBefore := refusedCount("kept-good", v1alpha1.ReasonInvalidPluginArgs)
 		sp := getProfile("kept-good")
 		sp.Spec.PluginConfig = []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"typo":1}`)}}
 		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
@@ -271,6 +284,7 @@ var _ = Describe("SchedulerProfile", func() {
 		Expect(refused.Status.ActiveGeneration).To(BeEquivalentTo(1))
 		Expect(refused.Status.ActiveSpec).NotTo(BeNil())
 		Expect(*refused.Status.ActiveSpec).To(Equal(goodSpec), "status keeps the spec of the generation that serves")
+		Expect(refusedCount("kept-good", v1alpha1.ReasonInvalidPluginArgs)).To(Equal(countedBefore + 1))
 		boundNode(createPod(ns, "before-good", "kept-good"), timeout)
 
 		op.stop()
@@ -298,6 +312,8 @@ var _ = Describe("SchedulerProfile", func() {
 		Expect(ready.Message).To(ContainSubstring("generation 2 refused"))
 		Expect(ready.Message).To(ContainSubstring("generation 1 keeps serving"))
 		Expect(kept.Status.Plugins).NotTo(BeEmpty(), "status describes the restored framework")
+		Expect(refusedCount("kept-good", v1alpha1.ReasonInvalidPluginArgs)).To(Equal(countedBefore+1),
+			"a refusal already in status is not counted again after a restart")
 		for _, p := range waiting {
 			boundNode(p, timeout)
 		}
@@ -319,6 +335,11 @@ var _ = Describe("SchedulerProfile", func() {
 		deleteProfile("kept-good")
 	})
 })
+
+// refusedCount reads refused_generations_total of a profile and reason.
+func refusedCount(profile, reason string) float64 {
+	return testutil.ToFloat64(metrics.RefusedGenerations.WithLabelValues(profile, reason))
+}
 
 // eventReasons lists the reasons of the events about a profile.
 func eventReasons(name string) []string {

@@ -264,3 +264,52 @@ func TestFailedBuildsAreRemembered(t *testing.T) {
 	s.forgetRefusal("p")
 	g.Expect(s.buildRefused("p", "fp1")).To(BeNil())
 }
+
+func TestRefusalsAreCountedOnce(t *testing.T) {
+	g := NewWithT(t)
+	s := newServedNames()
+	steps := []struct {
+		object     string
+		generation int64
+		reason     string
+		want       bool
+	}{
+		{"a", 2, v1alpha1.ReasonInvalidPluginArgs, true},
+		{"a", 2, v1alpha1.ReasonInvalidPluginArgs, false}, // reconciled again
+		{"a", 2, v1alpha1.ReasonExtenderNotFound, true},   // same generation, new reason
+		{"a", 2, v1alpha1.ReasonInvalidPluginArgs, false}, // and back: already counted
+		{"b", 2, v1alpha1.ReasonInvalidPluginArgs, true},  // another object
+		{"a", 3, v1alpha1.ReasonInvalidPluginArgs, true},  // a new generation
+		{"a", 3, v1alpha1.ReasonInvalidPluginArgs, false},
+	}
+	for i, st := range steps {
+		g.Expect(s.countRefusal(st.object, st.generation, st.reason)).To(Equal(st.want), "step %d", i)
+	}
+	s.forget("a")
+	g.Expect(s.countRefusal("a", 3, v1alpha1.ReasonInvalidPluginArgs)).To(BeTrue(), "a profile deleted and created again counts again")
+}
+
+func TestRefusalReported(t *testing.T) {
+	now := metav1.Now()
+	refused := profileStatus(v1alpha1.SchedulerProfileStatus{}, profileOutcome{Generation: 2, SchedulerName: "a", ActiveGeneration: 1,
+		Refusal: refuse(v1alpha1.ReasonInvalidSpec, "x")}, now)
+	live := profileStatus(v1alpha1.SchedulerProfileStatus{}, profileOutcome{Generation: 2, SchedulerName: "a", ActiveGeneration: 2}, now)
+	tests := []struct {
+		name       string
+		st         v1alpha1.SchedulerProfileStatus
+		generation int64
+		reason     string
+		want       bool
+	}{
+		{"stored status says it: counted before a restart", refused, 2, v1alpha1.ReasonInvalidSpec, true},
+		{"another reason", refused, 2, v1alpha1.ReasonUnknownPlugin, false},
+		{"a newer generation", refused, 3, v1alpha1.ReasonInvalidSpec, false},
+		{"live", live, 2, v1alpha1.ReasonInvalidSpec, false},
+		{"no status yet", v1alpha1.SchedulerProfileStatus{}, 1, v1alpha1.ReasonInvalidSpec, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(refusalReported(tt.st, tt.generation, tt.reason)).To(Equal(tt.want))
+		})
+	}
+}
