@@ -114,6 +114,8 @@ type Queue struct {
 	seq    int64
 	cycle  int64
 	closed bool
+	// gated is how many unschedulable pods were gated at the last count.
+	gated int
 }
 
 var (
@@ -264,22 +266,29 @@ func (q *Queue) RemoveProfile(name string) int {
 	return n
 }
 
-// updateMetricsLocked sets upstream's pending_pods gauges.
+// updateMetricsLocked sets upstream's pending_pods gauges. It is O(number
+// of profiles); the gated share of the unschedulable set is recounted by
+// countGatedLocked, which the back-off loop runs at least once a second.
 func (q *Queue) updateMetricsLocked() {
 	active := 0
 	for _, pq := range q.profiles {
 		active += pq.active.Len()
 	}
-	gated := 0
-	for _, p := range q.unschedulable {
-		if p.Gated() {
-			gated++
-		}
-	}
+	gated := min(q.gated, len(q.unschedulable))
 	metrics.ActivePods().Set(float64(active))
 	metrics.BackoffPods().Set(float64(q.backoff.Len()))
 	metrics.UnschedulablePods().Set(float64(len(q.unschedulable) - gated))
 	metrics.GatedPods().Set(float64(gated))
+}
+
+func (q *Queue) countGatedLocked() {
+	q.gated = 0
+	for _, p := range q.unschedulable {
+		if p.Gated() {
+			q.gated++
+		}
+	}
+	q.updateMetricsLocked()
 }
 
 // Serves reports whether a profile for schedulerName is set.
@@ -936,7 +945,7 @@ func (q *Queue) backoffLoop(ctx context.Context) {
 func (q *Queue) flushBackoffCompleted(logger klog.Logger) {
 	q.lock.Lock()
 	defer q.lock.Unlock()
-	defer q.updateMetricsLocked()
+	defer q.countGatedLocked()
 	for {
 		head, ok := q.backoff.Peek()
 		if !ok || q.isBackingOff(head) {
