@@ -69,7 +69,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.enableWebhook, "enable-webhook", false, "Serve the validating admission webhook for SchedulerProfiles.")
 	fs.IntVar(&o.webhook.Port, "webhook-port", 9443, "Port of the admission webhook server.")
 	fs.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "profile-scheduler-webhook"), "Directory of the webhook serving certificate (tls.crt, tls.key).")
-	fs.BoolVar(&o.webhook.SelfSigned, "webhook-self-signed", true, "Generate and rotate the webhook serving certificate and patch the webhook's caBundle (when no cert-manager provides one).")
+	fs.BoolVar(&o.webhook.SelfSigned, "webhook-self-signed", true, "Generate and rotate the webhook serving certificate, and merge its CA into the webhook's caBundle beside the other replicas' (when no cert-manager provides one).")
 	fs.StringVar(&o.webhook.ServiceName, "webhook-service-name", "profile-scheduler-webhook", "Service in front of the webhook server (for the certificate's DNS names).")
 	fs.StringVar(&o.webhook.ServiceNamespace, "webhook-service-namespace", "", "Namespace of that Service (default: the pod's namespace).")
 	fs.StringVar(&o.webhook.ConfigurationName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
