@@ -81,6 +81,20 @@ var _ = Describe("Parity with upstream kube-scheduler", func() {
 			deleteNow(h.ns, "upstream-"+pod)
 		}
 
+		// Nodes full of higher-priority pods: preemption finds no victim.
+		createPod(newPod(h.ns, "filler-1", "someone-else", "1", "1Gi", withNodeName("small-1"), withPriorityClass("high")))
+		createPod(newPod(h.ns, "filler-2", "someone-else", "2", "1Gi", withNodeName("small-2"), withPriorityClass("high")))
+		createPod(newPod(h.ns, "ours-low", name, "1", "1Gi", withPriorityClass("low")))
+		createPod(newPod(h.ns, "upstream-low", v1.DefaultSchedulerName, "1", "1Gi", withPriorityClass("low")))
+		ours := waitUnschedulable(h.ns, "ours-low", 10*time.Second)
+		theirs := waitUnschedulable(h.ns, "upstream-low", 10*time.Second)
+		GinkgoWriter.Printf("low: %s\n", ours.Message)
+		Expect(ours.Message).To(Equal(theirs.Message))
+		Expect(ours.Message).To(ContainSubstring("No preemption victims found for incoming pod"))
+		for _, pod := range []string{"filler-1", "filler-2", "ours-low", "upstream-low"} {
+			deleteNow(h.ns, pod)
+		}
+
 		// One scheduler at a time on the same state: the same node.
 		placed := map[string][]podOption{
 			"small":      nil,
