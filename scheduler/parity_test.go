@@ -97,9 +97,11 @@ var _ = Describe("Parity with upstream kube-scheduler", func() {
 
 		// One scheduler at a time on the same state: the same node.
 		placed := map[string][]podOption{
-			"small":      nil,
-			"prefers-b":  {withPreferredNodeLabel("zone", "b")},
-			"tolerating": {func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}} }},
+			"small":     nil,
+			"prefers-b": {withPreferredNodeLabel("zone", "b")},
+			"tolerating": {func(p *v1.Pod) {
+				p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpExists}}
+			}},
 		}
 		for pod, opts := range placed {
 			createPod(newPod(h.ns, "ours-"+pod, name, "500m", "1Gi", opts...))
