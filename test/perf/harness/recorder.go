@@ -47,6 +47,7 @@ type Recorder struct {
 	pods    map[string]*podRecord
 	binds   []Bind
 	bound   map[string]int // per step
+	seen    map[string]int // per step
 	changed chan struct{}
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -74,6 +75,7 @@ func NewRecorder(ctx context.Context, cs kubernetes.Interface, ns string) (*Reco
 	r := &Recorder{
 		pods:    map[string]*podRecord{},
 		bound:   map[string]int{},
+		seen:    map[string]int{},
 		changed: make(chan struct{}),
 		cancel:  cancel,
 		done:    make(chan struct{}),
@@ -120,6 +122,8 @@ func (r *Recorder) observe(t watch.EventType, pod *corev1.Pod, now time.Time) {
 	if !ok {
 		rec = &podRecord{step: pod.Labels[StepLabel], created: now}
 		r.pods[pod.Name] = rec
+		r.seen[rec.step]++
+		r.notify()
 	}
 	if t == watch.Deleted {
 		if rec.deleted.IsZero() {
@@ -201,6 +205,27 @@ func (r *Recorder) WaitBound(ctx context.Context, step string, n int, timeout, s
 	}
 }
 
+// WaitSeen waits until the watch has seen n pods of step.
+func (r *Recorder) WaitSeen(ctx context.Context, step string, n int, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		got, ch := r.seen[step], r.changed
+		r.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("%s: watch saw %d of %d pods after %s", step, got, n, timeout)
+		case <-ch:
+		}
+	}
+}
+
 // WaitFor waits until cond (called with the binds so far, under the lock)
 // holds, or timeout.
 func (r *Recorder) WaitFor(ctx context.Context, timeout time.Duration, cond func([]Bind) bool) bool {
@@ -236,7 +261,11 @@ type StepStats struct {
 
 // Step returns the pods of step: bind times, creation-to-bind latencies
 // and where each was bound.
-func (r *Recorder) Step(step string) StepStats {
+func (r *Recorder) Step(step string) StepStats { return r.StepSince(step, time.Time{}) }
+
+// StepSince is Step with latencies counted from since for pods created
+// before it.
+func (r *Recorder) StepSince(step string, since time.Time) StepStats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := StepStats{Placement: map[string]string{}}
@@ -254,7 +283,11 @@ func (r *Recorder) Step(step string) StepStats {
 		}
 		s.Bound++
 		s.BindTimes = append(s.BindTimes, p.bound)
-		s.Latencies = append(s.Latencies, p.bound.Sub(p.created))
+		from := p.created
+		if from.Before(since) {
+			from = since
+		}
+		s.Latencies = append(s.Latencies, p.bound.Sub(from))
 		s.Placement[name] = p.node
 	}
 	return s

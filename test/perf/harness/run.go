@@ -7,6 +7,7 @@ import (
 	"log"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
@@ -35,6 +36,11 @@ type Runner struct {
 	// with Linux perf during each measured step into Dir.
 	Profile bool
 	Dir     string
+	// Backlog creates each measured step's pods while the scheduler
+	// process is stopped (SIGSTOP) and measures from its resume (SIGCONT):
+	// throughput is then the scheduler's own, not bounded by how fast the
+	// harness creates pods, and latency counts from the resume.
+	Backlog bool
 
 	seq int
 }
@@ -52,6 +58,9 @@ type Run struct {
 	Bound        int `json:"bound"`
 	// CreateSeconds is how long creating the measured pods took.
 	CreateSeconds float64 `json:"createSeconds"`
+	// Backlog: the measured pods were created while the scheduler was
+	// stopped; throughput, latency and CPU count from its resume.
+	Backlog bool `json:"backlog,omitempty"`
 	// MeasureSeconds is from the first measured create to the last bind.
 	MeasureSeconds float64          `json:"measureSeconds"`
 	Throughput     stats.Throughput `json:"throughput"`
@@ -404,13 +413,38 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	cpu0 := sched.Usage().CPUSeconds
 	t0 := time.Now()
-	if err := r.createPods(ctx, pods); err != nil {
-		return err
+	if r.Backlog {
+		run.Backlog = true
+		pid := sched.PID()
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			return fmt.Errorf("stopping the scheduler: %w", err)
+		}
+		stopped := true
+		resume := func() {
+			if stopped {
+				stopped = false
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+			}
+		}
+		defer resume()
+		if err := r.createPods(ctx, pods); err != nil {
+			return err
+		}
+		run.CreateSeconds = time.Since(t0).Seconds()
+		if err := e.rec.WaitSeen(ctx, step, len(pods), timeout); err != nil {
+			return err
+		}
+		t0 = time.Now()
+		resume()
+	} else {
+		if err := r.createPods(ctx, pods); err != nil {
+			return err
+		}
+		run.CreateSeconds = time.Since(t0).Seconds()
 	}
-	run.CreateSeconds = time.Since(t0).Seconds()
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
-	st := e.rec.Step(step)
+	st := e.rec.StepSince(step, t0)
 	run.Bound = st.Bound
 	run.DoubleBound = st.Rebinds
 	run.Throughput = stats.WindowThroughput(t0, st.BindTimes, time.Second)

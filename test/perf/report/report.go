@@ -21,6 +21,8 @@ type Report struct {
 	Finished time.Time `json:"finished"`
 	Machine  Machine   `json:"machine"`
 	Scale    string    `json:"scale"`
+	// Backlog: measured pods were created while the scheduler was stopped.
+	Backlog bool `json:"backlog,omitempty"`
 	// Repeat is how many runs each case had per scheduler.
 	Repeat   int                       `json:"repeat"`
 	Settings harness.Settings          `json:"settings"`
@@ -119,6 +121,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, r.Scale)
 	fmt.Fprintf(b, "Both schedulers: client QPS %g, burst %d, parallelism %d, one process at a time on the same local control plane.\n\n",
 		r.Settings.QPS, r.Settings.Burst, r.Settings.Parallelism)
+	if r.Backlog {
+		b.WriteString("Backlog mode: each measured step's pods were created while the scheduler process was stopped (SIGSTOP); throughput, latency and CPU count from its resume (SIGCONT), so throughput is the scheduler's own and latency is time from resume to bind.\n\n")
+	}
 	if r.Repeat > 1 {
 		fmt.Fprintf(b, "Each case ran %d times per scheduler, order alternating; the tables show each scheduler's median run by throughput (all runs are in report.json).\n\n", r.Repeat)
 	}

@@ -34,6 +34,7 @@ type options struct {
 	stall                                       time.Duration
 	profile                                     bool
 	repeat                                      int
+	backlog                                     bool
 	set                                         multiFlag
 }
 
@@ -74,6 +75,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
 	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 1), "runs per case and scheduler, order alternating; the report shows the median run by throughput ($BENCH_REPEAT; swap runs once)")
+	flag.BoolVar(&o.backlog, "backlog", os.Getenv("BENCH_BACKLOG") != "", "create each measured step's pods while the scheduler is stopped, measure from its resume: the scheduler's own throughput ($BENCH_BACKLOG)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
@@ -146,6 +148,7 @@ func run(ctx context.Context, o options) error {
 	rep := &report.Report{
 		Started:   started,
 		Repeat:    max(1, o.repeat),
+		Backlog:   o.backlog,
 		Machine:   report.ThisMachine(),
 		Scale:     o.scale,
 		Settings:  settings,
@@ -176,7 +179,7 @@ func run(ctx context.Context, o options) error {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 	}()
-	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, Dir: dir}
+	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, Dir: dir, Backlog: o.backlog}
 	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
 		ExtraArgs: strings.Fields(o.upstreamArgs)}
 	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
