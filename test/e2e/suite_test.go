@@ -57,13 +57,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 
 	By("building the operator binary")
-	root, err := testenv.RepoRoot()
-	Expect(err).NotTo(HaveOccurred())
-	binary = filepath.Join(workDir, "profile-scheduler")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), string(out))
+	binary = buildTool("profile-scheduler", ".")
 
 	By("starting a control plane with an audit log")
 	policy := filepath.Join(workDir, "audit-policy.yaml")
@@ -112,6 +106,21 @@ type identity struct {
 // startInstanceAs runs the operator binary; with as set, its kubeconfig
 // impersonates that identity, so every request is authorized as it.
 func startInstanceAs(name string, as *identity, extra ...string) *instance {
+	probe := freeAddr()
+	args := append([]string{
+		"--kubeconfig", writeKubeconfig(name, as),
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=" + probe,
+		"--kube-api-qps=500", "--kube-api-burst=1000",
+	}, extra...)
+	in := startProcess(name, binary, args...)
+	in.probe = probe
+	return in
+}
+
+// writeKubeconfig writes a kubeconfig for user name (a member of
+// system:masters), impersonating as when set, and returns its path.
+func writeKubeconfig(name string, as *identity) string {
 	user, err := env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
 	Expect(err).NotTo(HaveOccurred())
 	kubeconfig, err := user.KubeConfig()
@@ -127,21 +136,19 @@ func startInstanceAs(name string, as *identity, extra ...string) *instance {
 	}
 	path := filepath.Join(workDir, name+".kubeconfig")
 	Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
+	return path
+}
 
-	probe := freeAddr()
-	args := append([]string{
-		"--kubeconfig", path,
-		"--metrics-bind-address=0",
-		"--health-probe-bind-address=" + probe,
-		"--kube-api-qps=500", "--kube-api-burst=1000",
-	}, extra...)
+// startProcess runs bin with args, logging to the work directory; it is
+// killed when the spec ends, and its log is attached to a failed spec.
+func startProcess(name, bin string, args ...string) *instance {
 	logFile, err := os.Create(filepath.Join(workDir, name+".log"))
 	Expect(err).NotTo(HaveOccurred())
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	Expect(cmd.Start()).To(Succeed())
-	in := &instance{name: name, cmd: cmd, probe: probe, done: make(chan struct{})}
+	in := &instance{name: name, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		_ = logFile.Close()
@@ -155,6 +162,22 @@ func startInstanceAs(name string, as *identity, extra ...string) *instance {
 		}
 	})
 	return in
+}
+
+// buildTool builds a Go package of the module (a tool pinned in go.mod)
+// into the work directory once, and returns the binary's path.
+func buildTool(name, pkg string) string {
+	root, err := testenv.RepoRoot()
+	Expect(err).NotTo(HaveOccurred())
+	out := filepath.Join(workDir, name)
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	build := exec.Command("go", "build", "-o", out, pkg)
+	build.Dir = root
+	msg, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(msg))
+	return out
 }
 
 // kill ends the process at once, as a node failure would: no lease release.
