@@ -255,6 +255,8 @@ type StepStats struct {
 	Deleted   int
 	Rebinds   int
 	BindTimes []time.Time
+	// SeenTimes are when each pod first appeared on the watch.
+	SeenTimes []time.Time
 	Latencies []time.Duration
 	Placement map[string]string
 }
@@ -274,6 +276,7 @@ func (r *Recorder) StepSince(step string, since time.Time) StepStats {
 			continue
 		}
 		s.Pods++
+		s.SeenTimes = append(s.SeenTimes, p.created)
 		s.Rebinds += p.rebinds
 		if !p.deleted.IsZero() {
 			s.Deleted++

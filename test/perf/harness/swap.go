@@ -45,6 +45,10 @@ type SwapRun struct {
 	// the storm, and GapAtSeconds where it began (since load start).
 	LongestGapMillis float64 `json:"longestGapMillis"`
 	GapAtSeconds     float64 `json:"gapAtSeconds"`
+	// CreatedInGap counts pods that appeared on the watch during the
+	// longest gap: about rate x gap when the scheduler stalled, near 0 when
+	// the API server did (no event reached anyone).
+	CreatedInGap int `json:"createdInGap"`
 	CPUSeconds       float64 `json:"cpuSeconds"`
 	PeakRSSBytes     int64   `json:"peakRSSBytes"`
 	// Series is the cumulative count of bound load pods over time, and
@@ -259,6 +263,11 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 	run.ApplyToPlacedMillis = stats.Summarize(stats.Durations(toPlaced))
 	gap, at := stats.LongestGap(stormStart, stormEnd, st.BindTimes)
 	run.LongestGapMillis, run.GapAtSeconds = float64(gap)/float64(time.Millisecond), at.Sub(loadStart).Seconds()
+	for _, t := range st.SeenTimes {
+		if t.After(at) && t.Before(at.Add(gap)) {
+			run.CreatedInGap++
+		}
+	}
 	n := 0
 	for _, b := range e.rec.Binds() {
 		if b.Step == sw.Prefix {

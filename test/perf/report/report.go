@@ -219,6 +219,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			swapRatio(up, ours, func(s *harness.SwapRun) float64 { return s.ApplyToPlacedMillis.P99 }))
 		rowNoRatio("changes not seen to take effect", func(s *harness.SwapRun) float64 { return float64(s.Unobserved) }, "%.0f")
 		row("longest gap with no bind, ms", func(s *harness.SwapRun) float64 { return s.LongestGapMillis }, "%.0f")
+		rowNoRatio("pods created during that gap", func(s *harness.SwapRun) float64 { return float64(s.CreatedInGap) }, "%.0f")
 		row("CPU s", func(s *harness.SwapRun) float64 { return s.CPUSeconds }, "%.1f")
 		row("peak RSS MiB", func(s *harness.SwapRun) float64 { return float64(s.PeakRSSBytes) / mib }, "%.0f")
 		for _, s := range []*harness.SwapRun{up, ours} {
