@@ -48,9 +48,9 @@ type SwapRun struct {
 	// CreatedInGap counts pods that appeared on the watch during the
 	// longest gap: about rate x gap when the scheduler stalled, near 0 when
 	// the API server did (no event reached anyone).
-	CreatedInGap int `json:"createdInGap"`
-	CPUSeconds       float64 `json:"cpuSeconds"`
-	PeakRSSBytes     int64   `json:"peakRSSBytes"`
+	CreatedInGap int     `json:"createdInGap"`
+	CPUSeconds   float64 `json:"cpuSeconds"`
+	PeakRSSBytes int64   `json:"peakRSSBytes"`
 	// Series is the cumulative count of bound load pods over time, and
 	// SwapAtSeconds when each change was made, both since load start.
 	Series        []Point   `json:"series"`
