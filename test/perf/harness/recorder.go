@@ -171,6 +171,12 @@ func (r *Recorder) Bound(step string) int {
 	return r.bound[step]
 }
 
+// IncompleteError says a scheduler left pods unbound: a result to report,
+// not a failure of the harness.
+type IncompleteError struct{ msg string }
+
+func (e *IncompleteError) Error() string { return e.msg }
+
 // WaitBound waits until n pods of step are bound. It gives up after timeout,
 // or after stall without a single new bind of that step, and returns how
 // many were bound.
@@ -192,13 +198,13 @@ func (r *Recorder) WaitBound(ctx context.Context, step string, n int, timeout, s
 			last, lastChange = got, time.Now()
 		}
 		if time.Since(lastChange) > stall {
-			return got, fmt.Errorf("%s: %d of %d pods bound, none for %s", step, got, n, stall)
+			return got, &IncompleteError{fmt.Sprintf("%s: %d of %d pods bound, none for %s", step, got, n, stall)}
 		}
 		select {
 		case <-ctx.Done():
 			return got, ctx.Err()
 		case <-deadline.C:
-			return got, fmt.Errorf("%s: %d of %d pods bound after %s", step, got, n, timeout)
+			return got, &IncompleteError{fmt.Sprintf("%s: %d of %d pods bound after %s", step, got, n, timeout)}
 		case <-ch:
 		case <-time.After(time.Second):
 		}
