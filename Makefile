@@ -1,6 +1,7 @@
 # profile-scheduler
 
 SHELL := /usr/bin/env bash -o pipefail
+.DEFAULT_GOAL := all
 .SHELLFLAGS := -ec
 
 LOCALBIN    ?= $(CURDIR)/bin

@@ -56,6 +56,8 @@ type Options struct {
 	MetricsSecure bool
 	// ProbeAddr of /healthz and /readyz; "0" disables them.
 	ProbeAddr string
+	// PprofAddr serves net/http/pprof; "" or "0" disables it.
+	PprofAddr string
 
 	Parallelism       int
 	PodInitialBackoff time.Duration
@@ -186,6 +188,7 @@ func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		Scheme:                        Scheme,
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        o.ProbeAddr,
+		PprofBindAddress:              o.PprofAddr,
 		LeaderElection:                o.LeaderElect,
 		LeaderElectionID:              o.LeaderElectionID,
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
