@@ -45,7 +45,8 @@ vet:
 
 .PHONY: verify
 verify: generate manifests ## Regenerate and fail on any difference.
-	@gofmt -l $$(git ls-files '*.go') | tee /dev/stderr | (! read)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted: $$unformatted"; exit 1; fi
 	git diff --exit-code -- api config charts
 	@untracked=$$(git ls-files --others --exclude-standard -- api config charts); \
 	  if [ -n "$$untracked" ]; then echo "untracked generated files: $$untracked"; exit 1; fi
