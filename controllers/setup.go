@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -242,7 +243,7 @@ func referencedExtendersHandler() handler.EventHandler {
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			oldSP, okOld := e.ObjectOld.(*v1alpha1.SchedulerProfile)
 			newSP, okNew := e.ObjectNew.(*v1alpha1.SchedulerProfile)
-			if okOld && okNew && equalStrings(oldSP.Spec.Extenders, newSP.Spec.Extenders) {
+			if okOld && okNew && slices.Equal(oldSP.Spec.Extenders, newSP.Spec.Extenders) {
 				return
 			}
 			enqueue(q, e.ObjectOld, e.ObjectNew)
@@ -271,18 +272,6 @@ func extendersReading(ctx context.Context, c client.Reader, secret client.Object
 		return nil
 	}
 	return list.Items
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func ctrlOptions(workers int) controller.Options {

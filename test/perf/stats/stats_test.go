@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -70,7 +71,7 @@ func TestWindowThroughput(t *testing.T) {
 	events = append(events, start.Add(-time.Second))
 
 	tp := WindowThroughput(start, events, time.Second)
-	if want := []float64{10, 20, 5}; !equal(tp.Windows, want) {
+	if want := []float64{10, 20, 5}; !slices.Equal(tp.Windows, want) {
 		t.Fatalf("windows = %v, want %v", tp.Windows, want)
 	}
 	if want := 36 / 3.5; math.Abs(tp.Average-want) > 1e-9 {
@@ -131,16 +132,4 @@ func TestRatio(t *testing.T) {
 	if Ratio(3, 2) != 1.5 || Ratio(1, 0) != 0 {
 		t.Errorf("Ratio wrong")
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
