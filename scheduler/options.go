@@ -3,6 +3,7 @@ package scheduler
 import (
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -25,6 +26,7 @@ type options struct {
 	unschedulableFlush       time.Duration
 	kubeConfig               *rest.Config
 	broadcaster              events.EventBroadcaster
+	eventClient              kubernetes.Interface
 	clock                    clock.WithTicker
 	percentageOfNodesToScore int32
 }
@@ -73,6 +75,12 @@ func WithMaxInUnschedulable(maxWait, interval time.Duration) Option {
 // WithKubeConfig hands the rest config to plugins that want it.
 func WithKubeConfig(c *rest.Config) Option {
 	return func(o *options) { o.kubeConfig = c }
+}
+
+// WithEventClient sets the client the default event broadcaster publishes
+// with (by default the scheduler's own client).
+func WithEventClient(c kubernetes.Interface) Option {
+	return func(o *options) { o.eventClient = c }
 }
 
 // WithEventBroadcaster sets the broadcaster whose recorders (one per

@@ -3,12 +3,17 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -34,6 +39,29 @@ var _ = Describe("Queue", func() {
 		createPod(newPod(h.ns, "p", name, "1", "1Gi"))
 		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
 		Eventually(func() []string { return eventsFor(h.ns, "p") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("Scheduled"))
+	})
+
+	It("publishes events with the event client when one is given", func() {
+		var posts atomic.Int64
+		ecfg := rest.CopyConfig(restCfg)
+		ecfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/events") {
+					posts.Add(1)
+				}
+				return rt.RoundTrip(r)
+			})
+		}
+		ecs, err := kubernetes.NewForConfig(ecfg)
+		Expect(err).NotTo(HaveOccurred())
+		h := startScheduler(scheduler.WithEventClient(ecs))
+		name := uniqueName("queue")
+		h.apply(defaultProfile(name))
+		createNode("n1", "4", "8Gi")
+		createPod(newPod(h.ns, "p", name, "1", "1Gi"))
+		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
+		Eventually(func() []string { return eventsFor(h.ns, "p") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("Scheduled"))
+		Expect(posts.Load()).To(BeNumerically(">", 0))
 	})
 
 	It("marks an unfit pod Unschedulable with upstream's message, then binds it within 2s of a fitting node being added", func() {

@@ -125,7 +125,11 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 
 	s.broadcaster = o.broadcaster
 	if s.broadcaster == nil {
-		s.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+		ec := o.eventClient
+		if ec == nil {
+			ec = client
+		}
+		s.broadcaster = events.NewBroadcaster(&events.EventSinkImpl{Interface: ec.EventsV1()})
 		s.ownBroadcaster = true
 	}
 

@@ -74,6 +74,10 @@ var _ = AfterSuite(func() {
 	}
 })
 
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 type countBinds struct{ rt http.RoundTripper }
 
 func (c countBinds) RoundTrip(r *http.Request) (*http.Response, error) {

@@ -117,12 +117,19 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	// Events get a client (and so a rate limiter) of their own, as in
+	// kube-scheduler: a burst of FailedScheduling events never delays a bind.
+	cs, err := kubernetes.NewForConfig(rest.AddUserAgent(rest.CopyConfig(cfg), "scheduler"))
+	if err != nil {
+		return nil, err
+	}
+	ecs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	sched, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0),
 		scheduler.WithKubeConfig(cfg),
+		scheduler.WithEventClient(ecs),
 		scheduler.WithParallelism(o.Parallelism),
 		scheduler.WithPodBackoff(o.PodInitialBackoff, o.PodMaxBackoff),
 		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
