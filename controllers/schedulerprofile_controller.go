@@ -114,7 +114,15 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 
 	s := &profileScope{profile: sp, base: sp.DeepCopy(), name: sp.EffectiveSchedulerName()}
 	defer func() {
-		if err := r.writeStatus(ctx, s); err != nil {
+		// One status write per generation when the outcome is decided in
+		// this run (the usual case: a build takes milliseconds); when it
+		// is not (an error, a retry), Reconciling=True says the generation
+		// is still being applied.
+		write := r.writeStatus
+		if !s.decided {
+			write = r.markReconciling
+		}
+		if err := write(ctx, s); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 		if retErr == nil {
@@ -122,7 +130,7 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		}
 	}()
 
-	for _, phase := range []profilePhase{r.markReconciling, r.claimName, r.resolveExtenders, r.convert, r.apply} {
+	for _, phase := range []profilePhase{r.claimName, r.resolveExtenders, r.convert, r.apply} {
 		res, err := phase(ctx, s)
 		if err != nil || !res.IsZero() {
 			return res, err
@@ -178,23 +186,22 @@ func (r *SchedulerProfileReconciler) restoreLastGood(ctx context.Context, s *pro
 	return ctrl.Result{}, nil
 }
 
-// markReconciling writes Reconciling=True when a generation is seen for
-// the first time, so tools watching the profile see it being applied.
-func (r *SchedulerProfileReconciler) markReconciling(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+// markReconciling writes Reconciling=True for a generation whose outcome
+// is not decided yet, once.
+func (r *SchedulerProfileReconciler) markReconciling(ctx context.Context, s *profileScope) error {
 	sp := s.profile
 	if sp.Status.ObservedGeneration == sp.Generation {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	if c := meta.FindStatusCondition(sp.Status.Conditions, v1alpha1.ConditionReconciling); c != nil &&
 		c.Status == metav1.ConditionTrue && c.ObservedGeneration == sp.Generation {
-		return ctrl.Result{}, nil
+		return nil
 	}
-	sp.Status = markReconciling(sp.Status, sp.Generation, r.now())
-	if err := r.Client.Status().Patch(ctx, sp, client.MergeFrom(s.base)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("marking generation %d reconciling: %w", sp.Generation, err)
+	sp.Status = markReconciling(s.base.Status, sp.Generation, r.now())
+	if err := r.Client.Status().Patch(ctx, sp, client.MergeFrom(s.base)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("marking generation %d reconciling: %w", sp.Generation, err)
 	}
-	s.base = sp.DeepCopy()
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // claimName refuses default-scheduler unless allowed, and a schedulerName

@@ -221,6 +221,44 @@ var _ = Describe("SchedulerProfile", func() {
 		}).WithTimeout(timeout).Should(Succeed())
 	})
 
+	It("writes a new generation's status once, when it is live", func() {
+		Expect(k8s.Create(suiteCtx, newProfile("once", v1alpha1.SchedulerProfileSpec{PluginConfig: fitArgs("MostAllocated")}))).To(Succeed())
+		DeferCleanup(deleteProfile, "once")
+		sp := expectLive("once", timeout)
+
+		wc, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		w, err := wc.Watch(suiteCtx, &v1alpha1.SchedulerProfileList{},
+			client.MatchingFields{"metadata.name": "once"}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: sp.ResourceVersion}})
+		Expect(err).NotTo(HaveOccurred())
+		defer w.Stop()
+		sp.Spec.PluginConfig = fitArgs("LeastAllocated")
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+
+		// The spec update, then exactly one status write, which makes
+		// generation 2 live; nothing after it.
+		var writes []*v1alpha1.SchedulerProfile
+		deadline := time.After(3 * time.Second)
+	collect:
+		for {
+			select {
+			case ev := <-w.ResultChan():
+				if got, ok := ev.Object.(*v1alpha1.SchedulerProfile); ok {
+					writes = append(writes, got)
+				}
+			case <-deadline:
+				break collect
+			}
+		}
+		Expect(writes).To(HaveLen(2), "the spec update and one status write")
+		Expect(writes[0].Status.ObservedGeneration).To(BeEquivalentTo(1))
+		live := writes[1]
+		Expect(live.Status.ObservedGeneration).To(BeEquivalentTo(2))
+		Expect(live.Status.ActiveGeneration).To(BeEquivalentTo(2))
+		Expect(meta.IsStatusConditionTrue(live.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		Expect(meta.IsStatusConditionFalse(live.Status.Conditions, v1alpha1.ConditionReconciling)).To(BeTrue())
+	})
+
 	It("hands a schedulerName over to the newer claimer when the older is deleted or renamed", func() {
 		ns := createNamespace("conflict")
 		Expect(k8s.Create(suiteCtx, newProfile("owner-a", v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("shared")}))).To(Succeed())
