@@ -12,10 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	listersv1 "k8s.io/client-go/listers/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/backend/heap"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -103,7 +105,10 @@ type Queue struct {
 	// profiles is keyed by schedulerName.
 	profiles map[string]*profileQueue
 	// backoff holds pods of every profile, ordered by back-off expiry.
-	backoff *heap.Heap[*framework.QueuedPodInfo]
+	backoff *backoffQueue
+	// popFromBackoff lets Pop take a rejected pod from backoff when no
+	// pod is active (upstream's SchedulerPopFromBackoffQ).
+	popFromBackoff bool
 	// unschedulable holds pods rejected by plugins and pods gated by
 	// PreEnqueue plugins, keyed by namespace/name.
 	unschedulable map[string]*framework.QueuedPodInfo
@@ -158,12 +163,13 @@ func New(opts ...Option) *Queue {
 		profiles:           make(map[string]*profileQueue),
 		unschedulable:      make(map[string]*framework.QueuedPodInfo),
 		inFlight:           make(map[types.UID]int64),
+		popFromBackoff:     utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ),
 	}
 	for _, o := range opts {
 		o(q)
 	}
 	q.cond = sync.NewCond(&q.lock)
-	q.backoff = heap.New(podInfoKey, func(a, b *framework.QueuedPodInfo) bool {
+	q.backoff = newBackoffQueue(func(a, b *framework.QueuedPodInfo) bool {
 		ta, tb := q.backoffTime(a), q.backoffTime(b)
 		if ta.Equal(tb) {
 			return corev1helpers.PodPriority(a.Pod) > corev1helpers.PodPriority(b.Pod)
@@ -249,9 +255,9 @@ func (q *Queue) RemoveProfile(name string) int {
 		q.nominator.delete(p.Pod)
 		n++
 	}
-	for _, p := range q.backoff.List() {
+	for _, p := range q.backoff.list() {
 		if p.Pod.Spec.SchedulerName == name {
-			q.backoff.Delete(p)
+			q.backoff.delete(p)
 			q.nominator.delete(p.Pod)
 			n++
 		}
@@ -276,7 +282,7 @@ func (q *Queue) updateMetricsLocked() {
 	}
 	gated := min(q.gated, len(q.unschedulable))
 	metrics.ActivePods().Set(float64(active))
-	metrics.BackoffPods().Set(float64(q.backoff.Len()))
+	metrics.BackoffPods().Set(float64(q.backoff.len()))
 	metrics.UnschedulablePods().Set(float64(len(q.unschedulable) - gated))
 	metrics.GatedPods().Set(float64(gated))
 }
@@ -391,7 +397,7 @@ func (q *Queue) findLocked(pq *profileQueue, pod *v1.Pod) *framework.QueuedPodIn
 			return p
 		}
 	}
-	if p, ok := q.backoff.GetByKey(key); ok {
+	if p, ok := q.backoff.getByKey(key); ok {
 		return p
 	}
 	return q.unschedulable[key]
@@ -425,9 +431,9 @@ func (q *Queue) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
 		q.nominator.update(logger, oldPod, p.PodInfo)
 		return
 	}
-	if p, ok := q.backoff.GetByKey(key); ok {
+	if p, ok := q.backoff.getByKey(key); ok {
 		_, _ = p.Update(newPod)
-		q.backoff.AddOrUpdate(p)
+		q.backoff.addOrUpdate(p)
 		q.nominator.update(logger, oldPod, p.PodInfo)
 		return
 	}
@@ -463,8 +469,8 @@ func (q *Queue) Delete(pod *v1.Pod) {
 			pq.active.Delete(p)
 		}
 	}
-	if p, ok := q.backoff.GetByKey(key); ok {
-		q.backoff.Delete(p)
+	if p, ok := q.backoff.getByKey(key); ok {
+		q.backoff.delete(p)
 	}
 	delete(q.unschedulable, key)
 }
@@ -486,17 +492,58 @@ func (q *Queue) Pop(ctx context.Context) *framework.QueuedPodInfo {
 		if q.closed || ctx.Err() != nil {
 			return nil
 		}
-		if pq := q.pickLocked(); pq != nil {
-			p, err := pq.active.Pop()
-			if err == nil {
-				q.cycle++
-				p.Attempts++
-				q.inFlight[p.Pod.UID] = q.seq
-				q.updateMetricsLocked()
-				return p
-			}
+		p := q.popActiveLocked()
+		if p == nil && q.popFromBackoff {
+			p = q.popBackoffLocked(klog.FromContext(ctx))
+		}
+		if p != nil {
+			q.cycle++
+			p.Attempts++
+			q.inFlight[p.Pod.UID] = q.seq
+			q.updateMetricsLocked()
+			return p
 		}
 		q.cond.Wait()
+	}
+}
+
+func (q *Queue) popActiveLocked() *framework.QueuedPodInfo {
+	pq := q.pickLocked()
+	if pq == nil {
+		return nil
+	}
+	p, err := pq.active.Pop()
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// popBackoffLocked takes the rejected pod whose back-off ends first, before
+// it ends, as upstream does when no pod is active: an idle scheduler has
+// nothing better to do. The live profile's PreEnqueue plugins run first; a
+// gated pod goes to the unschedulable set, a pod no profile serves any
+// more is dropped, and the next one is tried.
+func (q *Queue) popBackoffLocked(logger klog.Logger) *framework.QueuedPodInfo {
+	for {
+		p, ok := q.backoff.popUnschedulable()
+		if !ok {
+			return nil
+		}
+		pq, ok := q.profiles[p.Pod.Spec.SchedulerName]
+		if !ok {
+			continue
+		}
+		q.runPreEnqueue(logger, pq, p)
+		if p.Gated() {
+			p.WasFlushedFromUnschedulable = false
+			q.unschedulable[podInfoKey(p)] = p
+			metrics.SchedulerQueueIncomingPods.WithLabelValues("gated", framework.PopFromBackoffQ).Inc()
+			continue
+		}
+		p.SetInitialAttemptTimestamp(q.clock.Now())
+		metrics.SchedulerQueueIncomingPods.WithLabelValues("active", framework.PopFromBackoffQ).Inc()
+		return p
 	}
 }
 
@@ -691,11 +738,15 @@ func (q *Queue) requeue(logger klog.Logger, p *framework.QueuedPodInfo, s strate
 	}
 	if s == queueAfterBackoff && q.isBackingOff(p) {
 		delete(q.unschedulable, podInfoKey(p))
-		q.backoff.AddOrUpdate(p)
+		q.backoff.addOrUpdate(p)
 		metrics.SchedulerQueueIncomingPods.WithLabelValues("backoff", event).Inc()
 		select {
 		case q.wake <- struct{}{}:
 		default:
+		}
+		if q.popFromBackoff {
+			// An idle Pop may take it now.
+			q.cond.Broadcast()
 		}
 		return "backoff"
 	}
@@ -854,8 +905,8 @@ func (q *Queue) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
 			q.moveToActive(logger, p, framework.ForceActivate)
 			continue
 		}
-		if p, ok := q.backoff.GetByKey(key); ok {
-			q.backoff.Delete(p)
+		if p, ok := q.backoff.getByKey(key); ok {
+			q.backoff.delete(p)
 			q.moveToActive(logger, p, framework.ForceActivate)
 			continue
 		}
@@ -895,7 +946,7 @@ func (q *Queue) Pending() (active, backoff, unschedulable []*v1.Pod) {
 			active = append(active, p.Pod)
 		}
 	}
-	for _, p := range q.backoff.List() {
+	for _, p := range q.backoff.list() {
 		backoff = append(backoff, p.Pod)
 	}
 	for _, p := range q.unschedulable {
@@ -920,7 +971,7 @@ func (q *Queue) backoffLoop(ctx context.Context) {
 	for {
 		q.lock.Lock()
 		wait := maxBackoffWait
-		if head, ok := q.backoff.Peek(); ok {
+		if head, ok := q.backoff.peek(); ok {
 			if d := q.backoffTime(head).Sub(q.clock.Now()); d < wait {
 				wait = d
 			}
@@ -947,11 +998,11 @@ func (q *Queue) flushBackoffCompleted(logger klog.Logger) {
 	defer q.lock.Unlock()
 	defer q.countGatedLocked()
 	for {
-		head, ok := q.backoff.Peek()
+		head, ok := q.backoff.peek()
 		if !ok || q.isBackingOff(head) {
 			return
 		}
-		_, _ = q.backoff.Pop()
+		_, _ = q.backoff.pop()
 		q.moveToActive(logger, head, framework.BackoffComplete)
 	}
 }

@@ -249,3 +249,43 @@ func TestProfileSwapRetriesUnschedulablePods(t *testing.T) {
 	g.Expect(q.SetProfile(context.Background(), "a", newTestFramework(t, "a"))).To(Succeed())
 	g.Expect(popNow(t, q).Pod.Name).To(Equal("p"))
 }
+
+// With no active pod, Pop takes a rejected pod from back-off before its
+// back-off ends (upstream's SchedulerPopFromBackoffQ); an active pod comes
+// first, and a pod that failed with an error always waits its back-off out.
+func TestIdlePopTakesARejectedPodFromBackoff(t *testing.T) {
+	g := NewWithT(t)
+	clk := testingclock.NewFakeClock(time.Now())
+	q := newQueue(t, clk, "a")
+	g.Expect(q.popFromBackoff).To(BeTrue(), "the feature gate is on by default")
+	logger := klog.Background()
+	useful := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"useful": "true"}}}
+	addNode := fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}
+
+	q.Add(context.Background(), pod("rejected", "a", 0))
+	q.Add(context.Background(), pod("errored", "a", 0))
+	rejected, errored := popNow(t, q), popNow(t, q)
+	g.Expect([]string{rejected.Pod.Name, errored.Pod.Name}).To(Equal([]string{"rejected", "errored"}))
+	// A useful node arrives while both are in flight: the rejected pod
+	// goes to back-off instead of the unschedulable set; the errored one
+	// goes to back-off anyway.
+	q.MoveAllToActiveOrBackoffQueue(logger, addNode, nil, useful, nil)
+	rejected.UnschedulablePlugins = sets.New(nodeWaiterName)
+	g.Expect(q.AddUnschedulableIfNotPresent(logger, rejected)).To(Succeed())
+	g.Expect(q.AddUnschedulableIfNotPresent(logger, errored)).To(Succeed())
+	_, backoff, _ := q.Pending()
+	g.Expect(backoff).To(HaveLen(2))
+
+	q.Add(context.Background(), pod("new", "a", 0))
+	g.Expect(popNow(t, q).Pod.Name).To(Equal("new"), "an active pod comes first")
+	q.Done("new")
+	got := popNow(t, q)
+	g.Expect(got).NotTo(BeNil())
+	g.Expect(got.Pod.Name).To(Equal("rejected"), "taken from back-off while the clock has not moved")
+	q.Done("rejected")
+	g.Expect(popNow(t, q)).To(BeNil(), "the errored pod waits out its back-off")
+
+	clk.Step(time.Second)
+	q.flushBackoffCompleted(logger)
+	g.Expect(popNow(t, q).Pod.Name).To(Equal("errored"))
+}
