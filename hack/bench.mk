@@ -8,6 +8,7 @@
 #   make bench BENCH_SCHEDULERS=upstream
 #   make bench BENCH_SET="basic.nodes=1000 swap.updates=100"
 #   make bench BENCH_REPEAT=3           median of three runs per case
+#   make bench BENCH_MODES=throughput   only the throughput runs (or latency)
 #   make bench BENCH_FLAGS="-qps 2000 -burst 2000"
 #
 # Results go to bench/results/<timestamp>/ (report.md, report.json,
@@ -22,6 +23,7 @@ BENCH_SCHEDULERS ?= upstream,ours
 BENCH_SET        ?=
 BENCH_OURS_ARGS  ?=
 BENCH_REPEAT     ?= 1
+BENCH_MODES      ?=
 BENCH_OUT        ?= bench/results
 BENCH_FLAGS      ?=
 BENCH_BIN        ?= $(LOCALBIN)/perf-bench
@@ -32,7 +34,7 @@ KUBE_SCHEDULER_STAMP := $(LOCALBIN)/.kube-scheduler-$(K8S_VERSION)
 bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDULERS)),build) ## Benchmark profile-scheduler against kube-scheduler (BENCH_SCALE=small: quick).
 	$(GO) build -o $(BENCH_BIN) ./test/perf/cmd/bench
 	KUBEBUILDER_ASSETS=$(K8SBIN) BENCH_SCALE="$(BENCH_SCALE)" BENCH_CASES="$(BENCH_CASES)" \
-	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" \
+	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_MODES="$(BENCH_MODES)" \
 	  $(BENCH_BIN) -out $(BENCH_OUT) -kube-scheduler $(KUBE_SCHEDULER) -profile-scheduler $(LOCALBIN)/profile-scheduler $(BENCH_FLAGS)
 
 .PHONY: bench-small

@@ -36,21 +36,39 @@ type Runner struct {
 	// with Linux perf during each measured step into Dir.
 	Profile bool
 	Dir     string
-	// Backlog creates each measured step's pods while the scheduler
-	// process is stopped (SIGSTOP) and measures from its resume (SIGCONT):
-	// throughput is then the scheduler's own, not bounded by how fast the
-	// harness creates pods, and latency counts from the resume.
-	Backlog bool
 
 	seq int
 }
+
+// Mode is what a run of a case measures. Each case runs once in each mode
+// per scheduler, on fresh objects.
+type Mode string
+
+const (
+	// ModeThroughput creates the measured pods while the scheduler process
+	// is stopped (SIGSTOP) and measures from its resume (SIGCONT): pods
+	// bound per second are the scheduler's own, as on a machine that
+	// creates pods far faster than any scheduler binds them (the setting
+	// of scheduler_perf's throughput), and CPU covers everything the
+	// scheduler does for those pods. Latency counts from the resume.
+	ModeThroughput Mode = "throughput"
+	// ModeLatency creates the measured pods at the step's rate while the
+	// scheduler runs, so both schedulers see the same arrivals, and
+	// compares creation-to-bind latency under that equal load.
+	ModeLatency Mode = "latency"
+)
+
+// Modes lists every mode, in the order runs are made.
+var Modes = []Mode{ModeThroughput, ModeLatency}
 
 // Run is one case on one scheduler.
 type Run struct {
 	Case      string `json:"case"`
 	Scheduler string `json:"scheduler"`
 	Namespace string `json:"namespace"`
-	// Repeat numbers the runs of one case and scheduler, from 1.
+	// Mode is what the run measured.
+	Mode Mode `json:"mode"`
+	// Repeat numbers the runs of one case, scheduler and mode, from 1.
 	Repeat int `json:"repeat"`
 	// Nodes and pods created, measured pods bound.
 	Nodes        int `json:"nodes"`
@@ -58,10 +76,10 @@ type Run struct {
 	Bound        int `json:"bound"`
 	// CreateSeconds is how long creating the measured pods took.
 	CreateSeconds float64 `json:"createSeconds"`
-	// Backlog: the measured pods were created while the scheduler was
-	// stopped; throughput, latency and CPU count from its resume.
-	Backlog bool `json:"backlog,omitempty"`
-	// MeasureSeconds is from the first measured create to the last bind.
+	// Rate is the creation rate asked for in a latency run, pods/s.
+	Rate float64 `json:"rate,omitempty"`
+	// MeasureSeconds is from the first measured create (the resume, in a
+	// throughput run) to the last bind.
 	MeasureSeconds float64          `json:"measureSeconds"`
 	Throughput     stats.Throughput `json:"throughput"`
 	// LatencyMillis is creation to bind as seen by the watch.
@@ -235,7 +253,26 @@ func renderPods(c *workloads.Case, tpl, prefix string, from, n int, ns, schedule
 }
 
 func (r *Runner) createPods(ctx context.Context, pods []*corev1.Pod) error {
+	return r.createPodsAt(ctx, pods, 0)
+}
+
+// createPodsAt creates the pods in order, pod i not before i/rate seconds
+// from now; rate 0 creates them as fast as the workers can.
+func (r *Runner) createPodsAt(ctx context.Context, pods []*corev1.Pod, rate float64) error {
+	start := time.Now()
 	return r.parallel(ctx, len(pods), func(ctx context.Context, i int) error {
+		if rate > 0 {
+			at := start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
+			if d := time.Until(at); d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				case <-t.C:
+				}
+			}
+		}
 		_, err := r.CP.Core.CoreV1().Pods(pods[i].Namespace).Create(ctx, pods[i], metav1.CreateOptions{})
 		return err
 	})
@@ -300,9 +337,9 @@ func (r *Runner) churn(ctx context.Context, c *workloads.Case, s *workloads.Chur
 }
 
 // RunCase runs a (non-swap) case on sched: nodes, then the scheduler, then
-// the pod steps, measuring the one marked measure.
-func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string) (run *Run, err error) {
-	run = &Run{Case: c.Name, Scheduler: sched.Name()}
+// the pod steps, measuring the one marked measure in the given mode.
+func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, mode Mode) (run *Run, err error) {
+	run = &Run{Case: c.Name, Scheduler: sched.Name(), Mode: mode}
 	defer func() {
 		if err != nil {
 			run.Error = err.Error()
@@ -317,7 +354,7 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 		return run, err
 	}
 	timeout := time.Duration(timeoutSec) * time.Second
-	e, err := r.prepare(ctx, c, sched.Name())
+	e, err := r.prepare(ctx, c, string(mode)+"-"+sched.Name())
 	defer r.cleanup(e)
 	if err != nil {
 		return run, err
@@ -344,7 +381,7 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 		}
 		if !started {
 			run.Nodes = len(e.nodes)
-			r.logf("%s/%s: %d nodes; starting the scheduler", c.Name, sched.Name(), run.Nodes)
+			r.logf("%s/%s/%s: %d nodes; starting the scheduler", c.Name, mode, sched.Name(), run.Nodes)
 			started = true
 			if err := sched.Start(ctx, prof); err != nil {
 				return run, err
@@ -371,7 +408,7 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 				return run, err
 			}
 			if !s.Measure {
-				r.logf("%s/%s: %d pods %s", c.Name, sched.Name(), n, s.Prefix)
+				r.logf("%s/%s/%s: %d pods %s", c.Name, mode, sched.Name(), n, s.Prefix)
 				if err := r.createPods(ctx, pods); err != nil {
 					return run, fmt.Errorf("step %d: %w", i, err)
 				}
@@ -382,6 +419,13 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 				}
 				continue
 			}
+			rate, err := s.Rate.Value(vals)
+			if err != nil {
+				return run, err
+			}
+			if mode == ModeLatency {
+				run.Rate = float64(rate)
+			}
 			if err := r.measure(ctx, c, e, run, sched, s.Prefix, pods, timeout); err != nil {
 				return run, err
 			}
@@ -391,7 +435,12 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 }
 
 func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Run, sched Scheduler, step string, pods []*corev1.Pod, timeout time.Duration) error {
-	r.logf("%s/%s: measuring %d pods", c.Name, sched.Name(), len(pods))
+	tag := fmt.Sprintf("%s/%s/%s", c.Name, run.Mode, sched.Name())
+	if run.Rate > 0 {
+		r.logf("%s: measuring %d pods created at %.0f/s", tag, len(pods), run.Rate)
+	} else {
+		r.logf("%s: measuring %d pods created while the scheduler is stopped", tag, len(pods))
+	}
 	before := map[string]int{}
 	for _, s := range c.Steps {
 		if s.CreatePods != nil && s.CreatePods.Prefix != step {
@@ -400,7 +449,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	run.MeasuredPods = len(pods)
 	if r.Profile {
-		stop, err := startPerf(r.Dir, fmt.Sprintf("%s-%s", c.Name, sched.Name()), sched.PID())
+		stop, err := startPerf(r.Dir, fmt.Sprintf("%s-%s-%s", c.Name, run.Mode, sched.Name()), sched.PID())
 		if err != nil {
 			r.logf("perf: %v", err)
 		} else {
@@ -413,8 +462,8 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	cpu0 := sched.Usage().CPUSeconds
 	t0 := time.Now()
-	if r.Backlog {
-		run.Backlog = true
+	switch run.Mode {
+	case ModeThroughput:
 		pid := sched.PID()
 		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 			return fmt.Errorf("stopping the scheduler: %w", err)
@@ -436,11 +485,13 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		}
 		t0 = time.Now()
 		resume()
-	} else {
-		if err := r.createPods(ctx, pods); err != nil {
+	case ModeLatency:
+		if err := r.createPodsAt(ctx, pods, run.Rate); err != nil {
 			return err
 		}
 		run.CreateSeconds = time.Since(t0).Seconds()
+	default:
+		return fmt.Errorf("unknown mode %q", run.Mode)
 	}
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
@@ -464,8 +515,8 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	over, err := r.overcommitted(ctx)
 	run.Overcommitted = over
-	r.logf("%s/%s: %d/%d bound in %.1fs, %.1f pods/s, p99 %.0f ms, %.1f CPU s",
-		c.Name, sched.Name(), run.Bound, len(pods), run.MeasureSeconds, run.Throughput.Average, run.LatencyMillis.P99, run.CPUSeconds)
+	r.logf("%s: %d/%d bound in %.1fs, %.1f pods/s, p99 %.0f ms, %.1f CPU s",
+		tag, run.Bound, len(pods), run.MeasureSeconds, run.Throughput.Average, run.LatencyMillis.P99, run.CPUSeconds)
 	return errors.Join(waitErr, err)
 }
 

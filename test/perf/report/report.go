@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -21,9 +22,9 @@ type Report struct {
 	Finished time.Time `json:"finished"`
 	Machine  Machine   `json:"machine"`
 	Scale    string    `json:"scale"`
-	// Backlog: measured pods were created while the scheduler was stopped.
-	Backlog bool `json:"backlog,omitempty"`
-	// Repeat is how many runs each case had per scheduler.
+	// Modes are the runs each case had per scheduler and repeat.
+	Modes []harness.Mode `json:"modes"`
+	// Repeat is how many runs each case had per scheduler and mode.
 	Repeat   int                       `json:"repeat"`
 	Settings harness.Settings          `json:"settings"`
 	Params   map[string]map[string]int `json:"params"`
@@ -79,28 +80,54 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// find returns the run of case c on scheduler s; with several, the median
-// by average throughput (the lower middle one for an even count), runs
-// that failed counting as slowest.
-func (r *Report) find(c, s string) *harness.Run {
+// find returns the run of case c on scheduler s in mode m; with several,
+// the median: by average throughput in a throughput run, by p99 latency in
+// a latency run (the lower middle one for an even count), runs that failed
+// counting as the worst.
+func (r *Report) find(c, s string, m harness.Mode) *harness.Run {
 	var runs []*harness.Run
 	for _, run := range r.Runs {
-		if run.Case == c && run.Scheduler == s {
+		if run.Case == c && run.Scheduler == s && run.Mode == m {
 			runs = append(runs, run)
 		}
 	}
 	if len(runs) == 0 {
 		return nil
 	}
+	// Higher is better.
 	key := func(run *harness.Run) float64 {
-		if run.Error != "" {
-			return -1
+		switch {
+		case run.Error != "":
+			return math.Inf(-1)
+		case m == harness.ModeLatency:
+			return -run.LatencyMillis.P99
+		default:
+			return run.Throughput.Average
 		}
-		return run.Throughput.Average
 	}
 	sort.SliceStable(runs, func(i, j int) bool { return key(runs[i]) < key(runs[j]) })
 	return runs[(len(runs)-1)/2]
 }
+
+// runs is the pair of runs the tables show for one case and scheduler.
+type runs struct{ thr, lat *harness.Run }
+
+func (r *Report) pick(c, s string) runs {
+	return runs{thr: r.find(c, s, harness.ModeThroughput), lat: r.find(c, s, harness.ModeLatency)}
+}
+
+// peakRSS is the larger peak of the two runs.
+func (p runs) peakRSS() float64 {
+	var rss int64
+	for _, run := range []*harness.Run{p.thr, p.lat} {
+		if run != nil {
+			rss = max(rss, run.PeakRSSBytes)
+		}
+	}
+	return float64(rss)
+}
+
+func cpuPerPod(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }
 
 func (r *Report) swap(s string) *harness.SwapRun {
 	for _, run := range r.Swaps {
@@ -121,11 +148,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, r.Scale)
 	fmt.Fprintf(b, "Both schedulers: client QPS %g, burst %d, parallelism %d, one process at a time on the same local control plane.\n\n",
 		r.Settings.QPS, r.Settings.Burst, r.Settings.Parallelism)
-	if r.Backlog {
-		b.WriteString("Backlog mode: each measured step's pods were created while the scheduler process was stopped (SIGSTOP); throughput, latency and CPU count from its resume (SIGCONT), so throughput is the scheduler's own and latency is time from resume to bind.\n\n")
-	}
 	if r.Repeat > 1 {
-		fmt.Fprintf(b, "Each case ran %d times per scheduler, order alternating; the tables show each scheduler's median run by throughput (all runs are in report.json).\n\n", r.Repeat)
+		fmt.Fprintf(b, "Each case ran %d times per scheduler and kind of run, order alternating; the tables show each scheduler's median run, by throughput or by p99 latency (all runs are in report.json).\n\n", r.Repeat)
 	}
 
 	var cases []string
@@ -136,30 +160,35 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if len(cases) > 0 {
 		b.WriteString("## Throughput, latency and cost\n\n")
-		b.WriteString("Throughput: pods bound per second, average over the measured step and p50/p90/p99 of 1 s windows. " +
-			"Created/s: how fast the harness created the measured pods (upstream / ours); throughput cannot exceed it. " +
-			"Latency: creation to bind, both seen by one watch. CPU: scheduler process CPU seconds during the measured step. " +
-			"RSS: peak resident set of the scheduler process over the case.\n\n")
-		b.WriteString("| case | pods | created/s | upstream pods/s avg (p50/p90/p99) | ours pods/s avg (p50/p90/p99) | upstream latency ms p50/p90/p99 | ours latency ms p50/p90/p99 | upstream CPU s / RSS MiB | ours CPU s / RSS MiB | throughput ours/up | p99 latency ours/up | CPU per pod ours/up | RSS ours/up |\n")
+		b.WriteString("Each case runs twice per scheduler, on fresh objects. " +
+			"Throughput run: the measured pods are created while the scheduler process is stopped (SIGSTOP), then it is resumed; " +
+			"pods bound per second from the resume, average and p50/p90/p99 of 1 s windows, and the scheduler's CPU time from the resume to the last bind, per pod bound. " +
+			"Latency run: the measured pods are created at the same rate for both (arrival: the rate reached, upstream / ours); " +
+			"creation to bind, both seen by one watch. RSS: the scheduler's peak resident set over both runs.\n\n")
+		b.WriteString("| case | pods | upstream pods/s avg (p50/p90/p99) | ours pods/s avg (p50/p90/p99) | arrival pods/s | upstream latency ms p50/p90/p99 | ours latency ms p50/p90/p99 | upstream CPU ms per pod / RSS MiB | ours CPU ms per pod / RSS MiB | throughput ours/up | p99 latency ours/up | CPU per pod ours/up | RSS ours/up |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var notes []string
 		for _, c := range cases {
-			up, ours := r.find(c, harness.Upstream), r.find(c, harness.Ours)
-			pods, created := 0, []string{}
-			for _, run := range []*harness.Run{up, ours} {
-				if run != nil {
-					pods = max(pods, run.MeasuredPods)
-					if run.CreateSeconds > 0 {
-						created = append(created, fmt.Sprintf("%.0f", float64(run.MeasuredPods)/run.CreateSeconds))
+			up, ours := r.pick(c, harness.Upstream), r.pick(c, harness.Ours)
+			pods, arrival := 0, []string{}
+			for _, p := range []runs{up, ours} {
+				for _, run := range []*harness.Run{p.thr, p.lat} {
+					if run != nil {
+						pods = max(pods, run.MeasuredPods)
 					}
 				}
+				if p.lat != nil && p.lat.CreateSeconds > 0 {
+					arrival = append(arrival, fmt.Sprintf("%.0f", float64(p.lat.MeasuredPods)/p.lat.CreateSeconds))
+				} else {
+					arrival = append(arrival, "–")
+				}
 			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, pods, strings.Join(created, " / "),
-				thr(up), thr(ours), lat(up), lat(ours), cost(up), cost(ours),
-				ratio(up, ours, func(r *harness.Run) float64 { return r.Throughput.Average }),
-				ratio(up, ours, func(r *harness.Run) float64 { return r.LatencyMillis.P99 }),
-				ratio(up, ours, func(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }),
-				ratio(up, ours, func(r *harness.Run) float64 { return float64(r.PeakRSSBytes) }))
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, pods,
+				thr(up.thr), thr(ours.thr), strings.Join(arrival, " / "), lat(up.lat), lat(ours.lat), cost(up), cost(ours),
+				ratio(up.thr, ours.thr, func(r *harness.Run) float64 { return r.Throughput.Average }),
+				ratio(up.lat, ours.lat, func(r *harness.Run) float64 { return r.LatencyMillis.P99 }),
+				ratio(up.thr, ours.thr, cpuPerPod),
+				rssRatio(up, ours))
 			for _, run := range r.Runs {
 				if run.Case == c {
 					if n := runNote(run, r.Repeat > 1); n != "" {
@@ -245,18 +274,21 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 		ok                bool
 	}
 	var checks []check
+	ok := func(a, b *harness.Run) bool { return a != nil && b != nil && a.Error == "" && b.Error == "" }
 	for _, c := range cases {
-		up, ours := r.find(c, harness.Upstream), r.find(c, harness.Ours)
-		if up == nil || ours == nil || up.Error != "" || ours.Error != "" {
-			continue
+		up, ours := r.pick(c, harness.Upstream), r.pick(c, harness.Ours)
+		if ok(up.thr, ours.thr) {
+			thr := stats.Ratio(ours.thr.Throughput.Average, up.thr.Throughput.Average)
+			checks = append(checks, check{c + ": throughput ours/upstream", ">= 1.0", fmt.Sprintf("%.2f", thr), thr >= 1})
 		}
-		thr := stats.Ratio(ours.Throughput.Average, up.Throughput.Average)
-		p99 := stats.Ratio(ours.LatencyMillis.P99, up.LatencyMillis.P99)
-		cpu := stats.Ratio(ours.CPUSeconds/float64(max(ours.Bound, 1)), up.CPUSeconds/float64(max(up.Bound, 1)))
-		checks = append(checks,
-			check{c + ": throughput ours/upstream", ">= 1.0", fmt.Sprintf("%.2f", thr), thr >= 1},
-			check{c + ": p99 latency ours/upstream", "<= 1.0", fmt.Sprintf("%.2f", p99), p99 <= 1},
-			check{c + ": CPU per pod ours/upstream", "<= 1.1", fmt.Sprintf("%.2f", cpu), cpu <= 1.1})
+		if ok(up.lat, ours.lat) {
+			p99 := stats.Ratio(ours.lat.LatencyMillis.P99, up.lat.LatencyMillis.P99)
+			checks = append(checks, check{c + ": p99 latency ours/upstream", "<= 1.0", fmt.Sprintf("%.2f", p99), p99 <= 1})
+		}
+		if ok(up.thr, ours.thr) {
+			cpu := stats.Ratio(cpuPerPod(ours.thr), cpuPerPod(up.thr))
+			checks = append(checks, check{c + ": CPU per pod ours/upstream", "<= 1.1", fmt.Sprintf("%.2f", cpu), cpu <= 1.1})
+		}
 	}
 	for _, c := range cases {
 		if a, ok := r.Agreement[c]; ok {
@@ -305,7 +337,7 @@ func runNote(r *harness.Run, repeated bool) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	name := fmt.Sprintf("%s/%s", r.Case, r.Scheduler)
+	name := fmt.Sprintf("%s/%s/%s", r.Case, r.Mode, r.Scheduler)
 	if repeated {
 		name += fmt.Sprintf(" run %d", r.Repeat)
 	}
@@ -328,11 +360,22 @@ func lat(r *harness.Run) string {
 	return fmt.Sprintf("%.0f/%.0f/%.0f", l.P50, l.P90, l.P99)
 }
 
-func cost(r *harness.Run) string {
-	if r == nil {
+func cost(p runs) string {
+	cpu := "–"
+	if p.thr != nil {
+		cpu = fmt.Sprintf("%.2f", 1000*cpuPerPod(p.thr))
+	}
+	if p.thr == nil && p.lat == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f / %.0f", r.CPUSeconds, float64(r.PeakRSSBytes)/mib)
+	return fmt.Sprintf("%s / %.0f", cpu, p.peakRSS()/mib)
+}
+
+func rssRatio(up, ours runs) string {
+	if up.peakRSS() == 0 || ours.peakRSS() == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", stats.Ratio(ours.peakRSS(), up.peakRSS()))
 }
 
 func ratio(up, ours *harness.Run, f func(*harness.Run) float64) string {

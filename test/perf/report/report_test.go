@@ -14,9 +14,9 @@ import (
 )
 
 func sampleReport() *Report {
-	run := func(sched string, avg, p99, cpu float64, rss int64) *harness.Run {
+	run := func(sched string, mode harness.Mode, avg, p99, cpu float64, rss int64) *harness.Run {
 		return &harness.Run{
-			Case: "basic", Scheduler: sched, MeasuredPods: 100, Bound: 100, CreateSeconds: 1,
+			Case: "basic", Scheduler: sched, Mode: mode, MeasuredPods: 100, Bound: 100, CreateSeconds: 2,
 			Throughput:    stats.Throughput{Average: avg, P50: avg, P90: avg, P99: avg},
 			LatencyMillis: stats.Summary{N: 100, P50: p99 / 2, P90: p99 * 0.9, P99: p99},
 			CPUSeconds:    cpu, PeakRSSBytes: rss,
@@ -33,7 +33,15 @@ func sampleReport() *Report {
 	return &Report{
 		Started:  time.Unix(0, 0),
 		Settings: harness.Settings{QPS: 5000, Burst: 5000, Parallelism: 16},
-		Runs:     []*harness.Run{run(harness.Upstream, 100, 200, 2, 100<<20), run(harness.Ours, 120, 100, 3, 150<<20)},
+		// Throughput and CPU come from the throughput runs, latency from the
+		// latency runs (whose other figures must not be used), RSS is the
+		// peak of both.
+		Runs: []*harness.Run{
+			run(harness.Upstream, harness.ModeThroughput, 100, 9999, 2, 100<<20),
+			run(harness.Ours, harness.ModeThroughput, 120, 1, 3, 150<<20),
+			run(harness.Upstream, harness.ModeLatency, 50, 200, 1, 80<<20),
+			run(harness.Ours, harness.ModeLatency, 1, 100, 9, 160<<20),
+		},
 		Swaps:    []*harness.SwapRun{swap(harness.Upstream, 2000), swap(harness.Ours, 100)},
 		Agreement: map[string]stats.Agreement{
 			"basic": {Compared: 100, Same: 100},
@@ -58,9 +66,10 @@ func TestMarkdownRatios(t *testing.T) {
 		t.Fatalf("no row for basic in:\n%s", md)
 	}
 	// Ratios ours/upstream close the row: throughput, p99 latency, CPU per
-	// pod, RSS.
-	if !strings.HasSuffix(row, "| 1.20 | 0.50 | 1.50 | 1.50 |") {
-		t.Errorf("ratios wrong: %s", row)
+	// pod, RSS; before them the arrival rate of the latency runs and CPU ms
+	// per pod of the throughput runs.
+	if !strings.HasSuffix(row, "| 50 / 50 | 100/180/200 | 50/90/100 | 20.00 / 100 | 30.00 / 160 | 1.20 | 0.50 | 1.50 | 1.60 |") {
+		t.Errorf("row wrong: %s", row)
 	}
 	for _, want := range []string{"| basic | 100 | 100 | 100.0% | 0 |",
 		"| basic: throughput ours/upstream | >= 1.0 | 1.20 | yes |",
@@ -81,7 +90,7 @@ func TestJSONAndChart(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Runs) != 2 || back.Runs[1].Throughput.Average != 120 {
+	if len(back.Runs) != 4 || back.Runs[1].Throughput.Average != 120 || back.Runs[3].Mode != harness.ModeLatency {
 		t.Errorf("JSON round trip lost runs: %+v", back.Runs)
 	}
 	path := filepath.Join(t.TempDir(), "swap.svg")
@@ -100,17 +109,28 @@ func TestJSONAndChart(t *testing.T) {
 func TestMedianRun(t *testing.T) {
 	r := &Report{Repeat: 3}
 	for i, avg := range []float64{50, 90, 70} {
-		r.Runs = append(r.Runs, &harness.Run{Case: "basic", Scheduler: harness.Ours, Repeat: i + 1,
+		r.Runs = append(r.Runs, &harness.Run{Case: "basic", Scheduler: harness.Ours, Mode: harness.ModeThroughput, Repeat: i + 1,
 			Throughput: stats.Throughput{Average: avg}})
 	}
-	if got := r.find("basic", harness.Ours); got.Repeat != 3 {
-		t.Errorf("median run = %d, want run 3 (70 pods/s)", got.Repeat)
+	for i, p99 := range []float64{300, 100, 200} {
+		r.Runs = append(r.Runs, &harness.Run{Case: "basic", Scheduler: harness.Ours, Mode: harness.ModeLatency, Repeat: i + 1,
+			LatencyMillis: stats.Summary{P99: p99}})
+	}
+	if got := r.find("basic", harness.Ours, harness.ModeThroughput); got.Repeat != 3 {
+		t.Errorf("median throughput run = %d, want run 3 (70 pods/s)", got.Repeat)
+	}
+	if got := r.find("basic", harness.Ours, harness.ModeLatency); got.Repeat != 3 {
+		t.Errorf("median latency run = %d, want run 3 (p99 200 ms)", got.Repeat)
 	}
 	r.Runs[2].Error = "timed out"
-	if got := r.find("basic", harness.Ours); got.Repeat != 1 {
+	if got := r.find("basic", harness.Ours, harness.ModeThroughput); got.Repeat != 1 {
 		t.Errorf("median run with a failure = %d, want run 1 (50 pods/s; the failed one counts as slowest)", got.Repeat)
 	}
-	if r.find("basic", harness.Upstream) != nil {
+	r.Runs[3].Error = "timed out"
+	if got := r.find("basic", harness.Ours, harness.ModeLatency); got.Repeat != 3 {
+		t.Errorf("median latency run with a failure = %d, want run 3 (p99 200 ms; the failed one counts as slowest)", got.Repeat)
+	}
+	if r.find("basic", harness.Upstream, harness.ModeThroughput) != nil {
 		t.Errorf("found a run that does not exist")
 	}
 }

@@ -135,6 +135,10 @@ type CreatePods struct {
 	Template string `json:"template"`
 	// Measure makes this the measured step (exactly one per non-swap case).
 	Measure bool `json:"measure,omitempty"`
+	// Rate is how many pods per second the latency run of a measured step
+	// creates (the throughput run creates them all while the scheduler is
+	// stopped). Required on the measured step.
+	Rate Count `json:"rate,omitzero"`
 	// SkipWait does not wait for the pods to be bound (unschedulable ones).
 	SkipWait bool `json:"skipWait,omitempty"`
 }
@@ -431,6 +435,13 @@ func (c *Case) validate() error {
 				measured++
 				if s.CreatePods.SkipWait {
 					return fmt.Errorf("step %d: a measured step waits for its pods", i)
+				}
+				rate, err := s.CreatePods.Rate.Value(vals)
+				if err != nil {
+					return fmt.Errorf("step %d: rate: %w", i, err)
+				}
+				if rate <= 0 {
+					return fmt.Errorf("step %d: a measured step needs rate (pods per second of its latency run)", i)
 				}
 			}
 		case s.Churn != nil:

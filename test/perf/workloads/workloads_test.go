@@ -1,7 +1,10 @@
 package workloads
 
 import (
+	"io/fs"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -29,6 +32,33 @@ func TestLoadEmbedded(t *testing.T) {
 	for i := range want {
 		if names[i] != want[i] {
 			t.Fatalf("cases = %v, want %v", names, want)
+		}
+	}
+}
+
+// A measured step says how fast its latency run creates pods.
+func TestMeasuredStepNeedsRate(t *testing.T) {
+	base := "name: x\nparams: {rate: 5}\nprofile: {}\ntimeoutSeconds: 10\nsteps:\n" +
+		"- createNodes: {count: 1, prefix: node, template: node-default.yaml}\n"
+	for _, tc := range []struct{ step, wantErr string }{
+		{"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $rate}\n", ""},
+		{"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true}\n", "needs rate"},
+		{"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $speed}\n", "unknown parameter $speed"},
+	} {
+		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + tc.step)}}
+		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
+			b, err := fs.ReadFile(Embedded, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys[f] = &fstest.MapFile{Data: b}
+		}
+		_, err := Load(fsys)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.step, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one saying %q", tc.step, err, tc.wantErr)
 		}
 	}
 }

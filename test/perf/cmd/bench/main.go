@@ -34,7 +34,7 @@ type options struct {
 	stall                                       time.Duration
 	profile                                     bool
 	repeat                                      int
-	backlog                                     bool
+	modes                                       string
 	set                                         multiFlag
 }
 
@@ -75,7 +75,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
 	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 1), "runs per case and scheduler, order alternating; the report shows the median run by throughput ($BENCH_REPEAT; swap runs once)")
-	flag.BoolVar(&o.backlog, "backlog", os.Getenv("BENCH_BACKLOG") != "", "create each measured step's pods while the scheduler is stopped, measure from its resume: the scheduler's own throughput ($BENCH_BACKLOG)")
+	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
@@ -120,6 +120,13 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	var modes []harness.Mode
+	for _, m := range strings.Split(o.modes, ",") {
+		if !slices.Contains(harness.Modes, harness.Mode(m)) {
+			return fmt.Errorf("unknown mode %q (want %s or %s)", m, harness.ModeThroughput, harness.ModeLatency)
+		}
+		modes = append(modes, harness.Mode(m))
+	}
 	scheds := strings.Split(o.schedulers, ",")
 	for _, s := range scheds {
 		if s != harness.Upstream && s != harness.Ours {
@@ -150,7 +157,7 @@ func run(ctx context.Context, o options) error {
 	rep := &report.Report{
 		Started:   started,
 		Repeat:    max(1, o.repeat),
-		Backlog:   o.backlog,
+		Modes:     modes,
 		Machine:   report.ThisMachine(),
 		Scale:     o.scale,
 		Settings:  settings,
@@ -181,7 +188,7 @@ func run(ctx context.Context, o options) error {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 	}()
-	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, Dir: dir, Backlog: o.backlog}
+	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, Dir: dir}
 	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
 		ExtraArgs: strings.Fields(o.upstreamArgs)}
 	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
@@ -193,63 +200,68 @@ func run(ctx context.Context, o options) error {
 		rep.Finished = time.Now()
 		return writeReport(rep, dir)
 	}
-	for _, c := range cases {
-		reps := max(1, o.repeat)
+	runOne := func(c *workloads.Case, s, tag string, mode harness.Mode, repeat int) (*harness.Run, error) {
+		sched := byName[s]
+		up.SetRun(tag)
+		ours.SetRun(tag)
 		if c.Swap != nil {
-			reps = 1
+			run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
+			rep.Swaps = append(rep.Swaps, run)
+			return nil, err
+		}
+		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode)
+		run.Repeat = repeat
+		rep.Runs = append(rep.Runs, run)
+		return run, err
+	}
+	for _, c := range cases {
+		reps, caseModes := max(1, o.repeat), modes
+		if c.Swap != nil {
+			reps, caseModes = 1, []harness.Mode{""}
 		}
 		var total stats.Agreement
 		for i := range reps {
-			// Alternate who goes first, so drift on the machine does not
-			// always favour the same scheduler.
-			order := slices.Clone(scheds)
-			if i%2 == 1 {
-				slices.Reverse(order)
-			}
-			placements := map[string]map[string]string{}
-			for _, s := range order {
-				if err := ctx.Err(); err != nil {
-					return errors.Join(append(failures, err, write())...)
+			for m, mode := range caseModes {
+				// Alternate who goes first, so drift on the machine does
+				// not always favour the same scheduler.
+				order := slices.Clone(scheds)
+				if (i+m)%2 == 1 {
+					slices.Reverse(order)
 				}
-				sched := byName[s]
 				tag := c.Name
+				if mode != "" {
+					tag += "-" + string(mode)
+				}
 				if reps > 1 {
-					tag = fmt.Sprintf("%s-%d", c.Name, i+1)
+					tag = fmt.Sprintf("%s-%d", tag, i+1)
 				}
-				up.SetRun(tag)
-				ours.SetRun(tag)
-				if c.Swap != nil {
-					run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
-					rep.Swaps = append(rep.Swaps, run)
+				placements := map[string]map[string]string{}
+				for _, s := range order {
+					if err := ctx.Err(); err != nil {
+						return errors.Join(append(failures, err, write())...)
+					}
+					run, err := runOne(c, s, tag, mode, i+1)
 					if err != nil {
-						logger.Printf("swap/%s: %v", s, err)
+						logger.Printf("%s/%s: %v", tag, s, err)
 						if inc := (*harness.IncompleteError)(nil); !errors.As(err, &inc) {
-							failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
+							failures = append(failures, fmt.Errorf("%s/%s: %w", tag, s, err))
 						}
 					}
-				} else {
-					run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName)
-					run.Repeat = i + 1
-					rep.Runs = append(rep.Runs, run)
-					if err != nil {
-						logger.Printf("%s/%s: %v", c.Name, s, err)
-						if inc := (*harness.IncompleteError)(nil); !errors.As(err, &inc) {
-							failures = append(failures, fmt.Errorf("%s/%s: %w", c.Name, s, err))
-						}
+					if run != nil {
+						placements[s] = run.Placement
 					}
-					placements[s] = run.Placement
+					if err := write(); err != nil {
+						return err
+					}
 				}
-				if err := write(); err != nil {
-					return err
+				if c.Agreement && placements[harness.Upstream] != nil && placements[harness.Ours] != nil {
+					a := stats.Compare(placements[harness.Upstream], placements[harness.Ours])
+					total.Compared += a.Compared
+					total.Same += a.Same
+					total.Missing += a.Missing
+					rep.Agreement[c.Name] = total
+					logger.Printf("%s: placement agreement %.1f%% (%d of %d)", tag, 100*a.Share(), a.Same, a.Compared)
 				}
-			}
-			if c.Agreement && placements[harness.Upstream] != nil && placements[harness.Ours] != nil {
-				a := stats.Compare(placements[harness.Upstream], placements[harness.Ours])
-				total.Compared += a.Compared
-				total.Same += a.Same
-				total.Missing += a.Missing
-				rep.Agreement[c.Name] = total
-				logger.Printf("%s: placement agreement %.1f%% (%d of %d)", c.Name, 100*a.Share(), a.Same, a.Compared)
 			}
 		}
 	}
