@@ -2,12 +2,12 @@
 # side (test/perf). Included by the Makefile; `make bench` works on a fresh
 # clone and builds what is missing.
 #
-#   make bench                          every case, default sizes
-#   make bench BENCH_SCALE=small        quick run (about two minutes)
+#   make bench                          every case, default sizes, three runs each
+#   make bench-small                    quick run: small sizes, one run per case
 #   make bench BENCH_CASES=basic,swap   some cases only
 #   make bench BENCH_SCHEDULERS=upstream
 #   make bench BENCH_SET="basic.nodes=1000 swap.updates=100"
-#   make bench BENCH_REPEAT=3           median of three runs per case
+#   make bench BENCH_REPEAT=1           one run per case (the default is 3: medians)
 #   make bench BENCH_MODES=throughput   only the throughput runs (or latency)
 #   make bench BENCH_FLAGS="-qps 2000 -burst 2000"
 #
@@ -22,7 +22,7 @@ BENCH_CASES      ?=
 BENCH_SCHEDULERS ?= upstream,ours
 BENCH_SET        ?=
 BENCH_OURS_ARGS  ?=
-BENCH_REPEAT     ?= 1
+BENCH_REPEAT     ?= 3
 BENCH_MODES      ?=
 BENCH_OUT        ?= bench/results
 BENCH_FLAGS      ?=
@@ -39,7 +39,7 @@ bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDU
 
 .PHONY: bench-small
 bench-small: ## Quick benchmark run (BENCH_SCALE=small).
-	$(MAKE) bench BENCH_SCALE=small
+	$(MAKE) bench BENCH_SCALE=small BENCH_REPEAT=1
 
 .PHONY: bench-kube-scheduler
 bench-kube-scheduler: $(KUBE_SCHEDULER_STAMP) ## Build upstream kube-scheduler (the go.mod version) into bin/.

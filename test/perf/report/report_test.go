@@ -134,3 +134,23 @@ func TestMedianRun(t *testing.T) {
 		t.Errorf("found a run that does not exist")
 	}
 }
+
+// With repeated runs the targets show the ratio of the median runs and the
+// range of the ratios of each back-to-back pair.
+func TestTargetsShowTheRangeOverRuns(t *testing.T) {
+	r := &Report{Repeat: 3}
+	for i, pair := range [][2]float64{{100, 90}, {100, 120}, {100, 105}} {
+		for j, sched := range []string{harness.Upstream, harness.Ours} {
+			r.Runs = append(r.Runs, &harness.Run{Case: "basic", Scheduler: sched, Mode: harness.ModeThroughput, Repeat: i + 1,
+				MeasuredPods: 10, Bound: 10, CPUSeconds: 1, Throughput: stats.Throughput{Average: pair[j]}})
+		}
+	}
+	var b bytes.Buffer
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "| basic: throughput ours/upstream | >= 1.0 | 1.05 (runs 0.90–1.20) | yes |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in:\n%s", want, b.String())
+	}
+}
