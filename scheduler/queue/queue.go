@@ -521,29 +521,17 @@ func (q *Queue) popActiveLocked() *framework.QueuedPodInfo {
 
 // popBackoffLocked takes the rejected pod whose back-off ends first, before
 // it ends, as upstream does when no pod is active: an idle scheduler has
-// nothing better to do. The live profile's PreEnqueue plugins run first; a
-// gated pod goes to the unschedulable set, a pod no profile serves any
-// more is dropped, and the next one is tried.
+// nothing better to do. A pod the live profile's PreEnqueue plugins gate,
+// or that no profile serves any more, is passed over.
 func (q *Queue) popBackoffLocked(logger klog.Logger) *framework.QueuedPodInfo {
 	for {
 		p, ok := q.backoff.popUnschedulable()
 		if !ok {
 			return nil
 		}
-		pq, ok := q.profiles[p.Pod.Spec.SchedulerName]
-		if !ok {
-			continue
+		if q.admitLocked(logger, p, framework.PopFromBackoffQ) != nil {
+			return p
 		}
-		q.runPreEnqueue(logger, pq, p)
-		if p.Gated() {
-			p.WasFlushedFromUnschedulable = false
-			q.unschedulable[podInfoKey(p)] = p
-			metrics.SchedulerQueueIncomingPods.WithLabelValues("gated", framework.PopFromBackoffQ).Inc()
-			continue
-		}
-		p.SetInitialAttemptTimestamp(q.clock.Now())
-		metrics.SchedulerQueueIncomingPods.WithLabelValues("active", framework.PopFromBackoffQ).Inc()
-		return p
 	}
 }
 
@@ -759,10 +747,24 @@ func (q *Queue) requeue(logger klog.Logger, p *framework.QueuedPodInfo, s strate
 // moveToActive runs the live profile's PreEnqueue plugins and puts p in its
 // active heap, or in the unschedulable set when a plugin gates it.
 func (q *Queue) moveToActive(logger klog.Logger, p *framework.QueuedPodInfo, event string) bool {
+	pq := q.admitLocked(logger, p, event)
+	if pq == nil {
+		return false
+	}
+	pq.active.AddOrUpdate(p)
+	q.cond.Broadcast()
+	return true
+}
+
+// admitLocked decides whether p may be scheduled now and returns the queue
+// of the profile serving it. It returns nil, leaving p out of every
+// sub-queue, when no profile serves p, and nil with p in the unschedulable
+// set when one of the profile's PreEnqueue plugins gates it.
+func (q *Queue) admitLocked(logger klog.Logger, p *framework.QueuedPodInfo, event string) *profileQueue {
 	pq, ok := q.profiles[p.Pod.Spec.SchedulerName]
 	if !ok {
 		delete(q.unschedulable, podInfoKey(p))
-		return false
+		return nil
 	}
 	q.runPreEnqueue(logger, pq, p)
 	if p.Gated() {
@@ -770,14 +772,12 @@ func (q *Queue) moveToActive(logger klog.Logger, p *framework.QueuedPodInfo, eve
 		q.unschedulable[podInfoKey(p)] = p
 		metrics.SchedulerQueueIncomingPods.WithLabelValues("gated", event).Inc()
 		logger.V(5).Info("Pod is gated", "pod", klog.KObj(p.Pod), "plugin", p.GatingPlugin, "event", event)
-		return false
+		return nil
 	}
 	delete(q.unschedulable, podInfoKey(p))
 	p.SetInitialAttemptTimestamp(q.clock.Now())
-	pq.active.AddOrUpdate(p)
 	metrics.SchedulerQueueIncomingPods.WithLabelValues("active", event).Inc()
-	q.cond.Broadcast()
-	return true
+	return pq
 }
 
 func (q *Queue) runPreEnqueue(logger klog.Logger, pq *profileQueue, p *framework.QueuedPodInfo) {
