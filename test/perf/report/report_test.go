@@ -42,7 +42,7 @@ func sampleReport() *Report {
 			run(harness.Upstream, harness.ModeLatency, 50, 200, 1, 80<<20),
 			run(harness.Ours, harness.ModeLatency, 1, 100, 9, 160<<20),
 		},
-		Swaps:    []*harness.SwapRun{swap(harness.Upstream, 2000), swap(harness.Ours, 100)},
+		Swaps: []*harness.SwapRun{swap(harness.Upstream, 2000), swap(harness.Ours, 100)},
 		Agreement: map[string]stats.Agreement{
 			"basic": {Compared: 100, Same: 100},
 		},
