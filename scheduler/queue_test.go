@@ -30,15 +30,21 @@ func queued(h *harness, ns, name string) bool {
 	return false
 }
 
+// bindWithScheduledEvent serves a default profile on h, and checks that a
+// pod naming it is bound to the only node and gets a Scheduled event.
+func bindWithScheduledEvent(h *harness) {
+	GinkgoHelper()
+	name := uniqueName("queue")
+	h.apply(defaultProfile(name))
+	createNode("n1", "4", "8Gi")
+	createPod(newPod(h.ns, "p", name, "1", "1Gi"))
+	Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
+	Eventually(func() []string { return eventsFor(h.ns, "p") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("Scheduled"))
+}
+
 var _ = Describe("Queue", func() {
 	It("binds a pod for a served profile and records a Scheduled event", func() {
-		h := startScheduler()
-		name := uniqueName("queue")
-		h.apply(defaultProfile(name))
-		createNode("n1", "4", "8Gi")
-		createPod(newPod(h.ns, "p", name, "1", "1Gi"))
-		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
-		Eventually(func() []string { return eventsFor(h.ns, "p") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("Scheduled"))
+		bindWithScheduledEvent(startScheduler())
 	})
 
 	It("publishes events with the event client when one is given", func() {
@@ -54,13 +60,7 @@ var _ = Describe("Queue", func() {
 		}
 		ecs, err := kubernetes.NewForConfig(ecfg)
 		Expect(err).NotTo(HaveOccurred())
-		h := startScheduler(scheduler.WithEventClient(ecs))
-		name := uniqueName("queue")
-		h.apply(defaultProfile(name))
-		createNode("n1", "4", "8Gi")
-		createPod(newPod(h.ns, "p", name, "1", "1Gi"))
-		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n1"))
-		Eventually(func() []string { return eventsFor(h.ns, "p") }, 10*time.Second, 50*time.Millisecond).Should(ContainElement("Scheduled"))
+		bindWithScheduledEvent(startScheduler(scheduler.WithEventClient(ecs)))
 		Expect(posts.Load()).To(BeNumerically(">", 0))
 	})
 
