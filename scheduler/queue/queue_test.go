@@ -108,6 +108,22 @@ func popNow(t *testing.T, q *Queue) *framework.QueuedPodInfo {
 	return q.Pop(ctx)
 }
 
+// nodeAdd is the event NodeWaiter asks for; usefulNode is a node its hint
+// accepts.
+var (
+	nodeAdd    = fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}
+	usefulNode = &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"useful": "true"}}}
+)
+
+// rejectByNodeWaiter returns a popped pod to q as NodeWaiter rejected it.
+func rejectByNodeWaiter(t *testing.T, q *Queue, p *framework.QueuedPodInfo) {
+	t.Helper()
+	p.UnschedulablePlugins = sets.New(nodeWaiterName)
+	if err := q.AddUnschedulableIfNotPresent(klog.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestBackoffDoublesUpToTheMaximum(t *testing.T) {
 	g := NewWithT(t)
 	q := New(WithPodBackoff(time.Second, 10*time.Second))
@@ -197,9 +213,7 @@ func TestClusterEventMovesOnlyPodsItMayHelp(t *testing.T) {
 	q := newQueue(t, clk, "a")
 	logger := klog.Background()
 	q.Add(context.Background(), pod("p", "a", 0))
-	p := popNow(t, q)
-	p.UnschedulablePlugins = sets.New(nodeWaiterName)
-	g.Expect(q.AddUnschedulableIfNotPresent(logger, p)).To(Succeed())
+	rejectByNodeWaiter(t, q, popNow(t, q))
 	_, _, unsched := q.Pending()
 	g.Expect(unsched).To(HaveLen(1))
 
@@ -208,13 +222,12 @@ func TestClusterEventMovesOnlyPodsItMayHelp(t *testing.T) {
 	_, _, unsched = q.Pending()
 	g.Expect(unsched).To(HaveLen(1))
 	// A node the hint rejects does not move it either.
-	addNode := fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}
-	q.MoveAllToActiveOrBackoffQueue(logger, addNode, nil, &v1.Node{}, nil)
+	q.MoveAllToActiveOrBackoffQueue(logger, nodeAdd, nil, &v1.Node{}, nil)
 	_, _, unsched = q.Pending()
 	g.Expect(unsched).To(HaveLen(1))
 	// A useful node does; after its back-off it is active.
 	clk.Step(2 * time.Second)
-	q.MoveAllToActiveOrBackoffQueue(logger, addNode, nil, &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"useful": "true"}}}, nil)
+	q.MoveAllToActiveOrBackoffQueue(logger, nodeAdd, nil, usefulNode, nil)
 	active, _, _ := q.Pending()
 	g.Expect(active).To(HaveLen(1))
 }
@@ -223,14 +236,11 @@ func TestEventDuringTheCycleRequeuesTheFailedPod(t *testing.T) {
 	g := NewWithT(t)
 	clk := testingclock.NewFakeClock(time.Now())
 	q := newQueue(t, clk, "a")
-	logger := klog.Background()
 	q.Add(context.Background(), pod("p", "a", 0))
 	p := popNow(t, q)
 	// The node arrives while p is being scheduled.
-	q.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, nil,
-		&v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"useful": "true"}}}, nil)
-	p.UnschedulablePlugins = sets.New(nodeWaiterName)
-	g.Expect(q.AddUnschedulableIfNotPresent(logger, p)).To(Succeed())
+	q.MoveAllToActiveOrBackoffQueue(klog.Background(), nodeAdd, nil, usefulNode, nil)
+	rejectByNodeWaiter(t, q, p)
 	_, backoff, unsched := q.Pending()
 	g.Expect(unsched).To(BeEmpty())
 	g.Expect(backoff).To(HaveLen(1))
@@ -240,11 +250,8 @@ func TestProfileSwapRetriesUnschedulablePods(t *testing.T) {
 	g := NewWithT(t)
 	clk := testingclock.NewFakeClock(time.Now())
 	q := newQueue(t, clk, "a")
-	logger := klog.Background()
 	q.Add(context.Background(), pod("p", "a", 0))
-	p := popNow(t, q)
-	p.UnschedulablePlugins = sets.New(nodeWaiterName)
-	g.Expect(q.AddUnschedulableIfNotPresent(logger, p)).To(Succeed())
+	rejectByNodeWaiter(t, q, popNow(t, q))
 	clk.Step(2 * time.Second)
 	g.Expect(q.SetProfile(context.Background(), "a", newTestFramework(t, "a"))).To(Succeed())
 	g.Expect(popNow(t, q).Pod.Name).To(Equal("p"))
@@ -259,8 +266,6 @@ func TestIdlePopTakesARejectedPodFromBackoff(t *testing.T) {
 	q := newQueue(t, clk, "a")
 	g.Expect(q.popFromBackoff).To(BeTrue(), "the feature gate is on by default")
 	logger := klog.Background()
-	useful := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"useful": "true"}}}
-	addNode := fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}
 
 	q.Add(context.Background(), pod("rejected", "a", 0))
 	q.Add(context.Background(), pod("errored", "a", 0))
@@ -269,9 +274,8 @@ func TestIdlePopTakesARejectedPodFromBackoff(t *testing.T) {
 	// A useful node arrives while both are in flight: the rejected pod
 	// goes to back-off instead of the unschedulable set; the errored one
 	// goes to back-off anyway.
-	q.MoveAllToActiveOrBackoffQueue(logger, addNode, nil, useful, nil)
-	rejected.UnschedulablePlugins = sets.New(nodeWaiterName)
-	g.Expect(q.AddUnschedulableIfNotPresent(logger, rejected)).To(Succeed())
+	q.MoveAllToActiveOrBackoffQueue(logger, nodeAdd, nil, usefulNode, nil)
+	rejectByNodeWaiter(t, q, rejected)
 	g.Expect(q.AddUnschedulableIfNotPresent(logger, errored)).To(Succeed())
 	_, backoff, _ := q.Pending()
 	g.Expect(backoff).To(HaveLen(2))
