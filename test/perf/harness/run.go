@@ -337,9 +337,10 @@ func (r *Runner) churn(ctx context.Context, c *workloads.Case, s *workloads.Chur
 }
 
 // RunCase runs a (non-swap) case on sched: nodes, then the scheduler, then
-// the pod steps, measuring the one marked measure in the given mode.
-func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, mode Mode) (run *Run, err error) {
-	run = &Run{Case: c.Name, Scheduler: sched.Name(), Mode: mode}
+// the pod steps, measuring the one marked measure in the given mode. repeat
+// numbers this run among the case's runs of that scheduler and mode.
+func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, mode Mode, repeat int) (run *Run, err error) {
+	run = &Run{Case: c.Name, Scheduler: sched.Name(), Mode: mode, Repeat: repeat}
 	defer func() {
 		if err != nil {
 			run.Error = err.Error()
@@ -449,7 +450,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	run.MeasuredPods = len(pods)
 	if r.Profile {
-		stop, err := startPerf(r.Dir, fmt.Sprintf("%s-%s-%s", c.Name, run.Mode, sched.Name()), sched.PID())
+		stop, err := startPerf(r.Dir, fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name()), sched.PID())
 		if err != nil {
 			r.logf("perf: %v", err)
 		} else {

@@ -209,8 +209,7 @@ func run(ctx context.Context, o options) error {
 			rep.Swaps = append(rep.Swaps, run)
 			return nil, err
 		}
-		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode)
-		run.Repeat = repeat
+		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode, repeat)
 		rep.Runs = append(rep.Runs, run)
 		return run, err
 	}
