@@ -36,18 +36,16 @@ func TestSchedulerClientsDoNotAskForGzip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s client: %v", name, err)
 		}
-		mu.Lock()
-		seen = nil
-		mu.Unlock()
 		// The server answers 404; only the request matters.
 		_, _ = cs.CoreV1().Pods("default").Get(context.Background(), "p", metav1.GetOptions{})
-
 		mu.Lock()
-		if len(seen) != 1 {
-			t.Fatalf("%s client: server saw %d requests, want 1", name, len(seen))
-		}
-		h := seen[0]
+		got := seen
+		seen = nil
 		mu.Unlock()
+		if len(got) != 1 {
+			t.Fatalf("%s client: server saw %d requests, want 1", name, len(got))
+		}
+		h := got[0]
 		if enc := h.Get("Accept-Encoding"); strings.Contains(enc, "gzip") {
 			t.Errorf("%s client asks for Accept-Encoding %q, want no gzip", name, enc)
 		}
