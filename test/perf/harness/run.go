@@ -336,6 +336,11 @@ func (r *Runner) churn(ctx context.Context, c *workloads.Case, s *workloads.Chur
 	}
 }
 
+// String names the run in logs: case/mode/scheduler.
+func (run *Run) String() string {
+	return fmt.Sprintf("%s/%s/%s", run.Case, run.Mode, run.Scheduler)
+}
+
 // RunCase runs a (non-swap) case on sched: nodes, then the scheduler, then
 // the pod steps, measuring the one marked measure in the given mode. repeat
 // numbers this run among the case's runs of that scheduler and mode.
@@ -382,7 +387,7 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 		}
 		if !started {
 			run.Nodes = len(e.nodes)
-			r.logf("%s/%s/%s: %d nodes; starting the scheduler", c.Name, mode, sched.Name(), run.Nodes)
+			r.logf("%s: %d nodes; starting the scheduler", run, run.Nodes)
 			started = true
 			if err := sched.Start(ctx, prof); err != nil {
 				return run, err
@@ -409,7 +414,7 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 				return run, err
 			}
 			if !s.Measure {
-				r.logf("%s/%s/%s: %d pods %s", c.Name, mode, sched.Name(), n, s.Prefix)
+				r.logf("%s: %d pods %s", run, n, s.Prefix)
 				if err := r.createPods(ctx, pods); err != nil {
 					return run, fmt.Errorf("step %d: %w", i, err)
 				}
@@ -436,11 +441,10 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 }
 
 func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Run, sched Scheduler, step string, pods []*corev1.Pod, timeout time.Duration) error {
-	tag := fmt.Sprintf("%s/%s/%s", c.Name, run.Mode, sched.Name())
 	if run.Rate > 0 {
-		r.logf("%s: measuring %d pods created at %.0f/s", tag, len(pods), run.Rate)
+		r.logf("%s: measuring %d pods created at %.0f/s", run, len(pods), run.Rate)
 	} else {
-		r.logf("%s: measuring %d pods created while the scheduler is stopped", tag, len(pods))
+		r.logf("%s: measuring %d pods created while the scheduler is stopped", run, len(pods))
 	}
 	before := map[string]int{}
 	for _, s := range c.Steps {
@@ -517,7 +521,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	over, err := r.overcommitted(ctx)
 	run.Overcommitted = over
 	r.logf("%s: %d/%d bound in %.1fs, %.1f pods/s, p99 %.0f ms, %.1f CPU s",
-		tag, run.Bound, len(pods), run.MeasureSeconds, run.Throughput.Average, run.LatencyMillis.P99, run.CPUSeconds)
+		run, run.Bound, len(pods), run.MeasureSeconds, run.Throughput.Average, run.LatencyMillis.P99, run.CPUSeconds)
 	return errors.Join(waitErr, err)
 }
 
