@@ -4,8 +4,10 @@
 // while it runs.
 //
 // Layout: profileset.go is the contract controllers use; profiles.go builds
-// frameworks (upstream frameworkruntime.NewFramework over the in-tree
-// registry plus an out-of-tree one) and swaps them; informers.go is the view
+// frameworks (upstream frameworkruntime.NewFramework over the registry of
+// registry.go: the in-tree plugins plus the out-of-tree ones, each factory
+// guarded so that a panic fails one build instead of the process) and swaps
+// them; informers.go is the view
 // of the shared informer factory each framework gets, so its plugins'
 // handlers go away with it; eventhandlers.go feeds the upstream cache and
 // the queue (package queue) from informers; schedule_one.go and binding.go

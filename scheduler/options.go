@@ -44,7 +44,8 @@ func defaultOptions() options {
 }
 
 // WithOutOfTreeRegistry adds plugins to the in-tree registry. A name that
-// is already in-tree is an error at New.
+// is already in-tree is an error at New. A factory that panics fails the
+// build of the framework that asked for it, naming the plugin.
 func WithOutOfTreeRegistry(r frameworkruntime.Registry) Option {
 	return func(o *options) { o.outOfTreeRegistry = r }
 }

@@ -24,7 +24,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -97,9 +96,9 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	for _, opt := range opts {
 		opt(&o)
 	}
-	registry := frameworkplugins.NewInTreeRegistry()
-	if err := registry.Merge(o.outOfTreeRegistry); err != nil {
-		return nil, fmt.Errorf("merging out-of-tree plugins: %w", err)
+	registry, err := newRegistry(o.outOfTreeRegistry)
+	if err != nil {
+		return nil, err
 	}
 	metrics.Register()
 	registerMetricsOnControllerRuntime()
