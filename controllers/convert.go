@@ -176,6 +176,8 @@ func BuildRefusal(err error) *Refusal {
 	switch {
 	case strings.Contains(msg, "does not exist"), strings.Contains(msg, "does not extend"):
 		return refuse(v1alpha1.ReasonUnknownPlugin, "%s", msg)
+	case strings.Contains(msg, "panicked while being built"):
+		return refuse(v1alpha1.ReasonBuildFailed, "%s", msg)
 	case strings.Contains(msg, "initializing plugin"), strings.Contains(msg, "repeated config for plugin"):
 		return refuse(v1alpha1.ReasonInvalidPluginArgs, "%s", msg)
 	case strings.Contains(msg, "queue sort plugin"), strings.Contains(msg, "bind plugin"),

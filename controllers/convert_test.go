@@ -146,6 +146,7 @@ func TestBuildRefusal(t *testing.T) {
 		{errors.New(`initializing plugin "NodeResourcesFit": bad`), v1alpha1.ReasonInvalidPluginArgs},
 		{errors.New(`only one queue sort plugin required for profile with scheduler name "p", but got 0`), v1alpha1.ReasonInvalidSpec},
 		{errors.New(`at least one bind plugin is needed for profile with scheduler name "p"`), v1alpha1.ReasonInvalidSpec},
+		{errors.New(`initializing plugin "Boom": plugin Boom panicked while being built: boom`), v1alpha1.ReasonBuildFailed},
 		{errors.New("something else"), v1alpha1.ReasonBuildFailed},
 		{fmt.Errorf("wrapped: %w", refuse(v1alpha1.ReasonInvalidTLS, "x")), v1alpha1.ReasonInvalidTLS},
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,6 +49,8 @@ type SchedulerProfileReconciler struct {
 	Recorder events.EventRecorder
 	// AllowDefaultScheduler lets a profile serve default-scheduler.
 	AllowDefaultScheduler bool
+	// Plugins describes the scheduler's out-of-tree plugins.
+	Plugins Plugins
 
 	// elected, when set, is closed once this replica leads; until then
 	// the replica is a standby and reports ready.
@@ -265,9 +268,14 @@ func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderC
 	return secret, nil
 }
 
-// convert runs the upstream conversion, defaulting and validation.
+// convert runs the upstream conversion, defaulting and validation, then
+// checks that every pluginConfig entry names a registered plugin and that
+// out-of-tree args pass their validator.
 func (r *SchedulerProfileReconciler) convert(_ context.Context, s *profileScope) (ctrl.Result, error) {
 	prof, refusal := ConvertProfile(s.profile, s.extenders)
+	if refusal == nil {
+		refusal = r.Plugins.CheckPluginConfig(s.profile, prof)
+	}
 	if refusal != nil {
 		s.refusal, s.decided = refusal, true
 		return ctrl.Result{}, nil
@@ -325,6 +333,10 @@ func (r *SchedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 	}
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventActivated, "Apply",
 		"generation %d serves pods with schedulerName %q", sp.Generation, s.name)
+	if unused := UnusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins); len(unused) > 0 {
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventUnusedPluginConfig, "Apply",
+			"generation %d: %s", sp.Generation, strings.Join(unused, "; "))
+	}
 	log.FromContext(ctx).Info("profile live", "schedulerName", s.name, "generation", sp.Generation)
 	return nil
 }

@@ -59,8 +59,13 @@ func profileStatus(st v1alpha1.SchedulerProfileStatus, o profileOutcome, now met
 	}
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, reconciledReason(o), "", now)
 	if o.Refusal == nil {
-		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive,
-			fmt.Sprintf("generation %d serves pods with schedulerName %q", o.ActiveGeneration, o.SchedulerName), now)
+		msg := fmt.Sprintf("generation %d serves pods with schedulerName %q", o.ActiveGeneration, o.SchedulerName)
+		if o.ActiveSpec != nil {
+			if unused := UnusedPluginConfig(o.ActiveSpec.PluginConfig, o.Plugins); len(unused) > 0 {
+				msg += "; warning: " + strings.Join(unused, "; ")
+			}
+		}
+		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive, msg, now)
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionFalse, v1alpha1.ReasonActive, "", now)
 		return st
 	}

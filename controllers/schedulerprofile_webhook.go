@@ -32,6 +32,8 @@ type ProfileValidator struct {
 	Profiles scheduler.ProfileSet
 	// AllowDefaultScheduler: as Options.AllowDefaultScheduler.
 	AllowDefaultScheduler bool
+	// Plugins: as Options.Plugins.
+	Plugins Plugins
 }
 
 var _ admission.Validator[*v1alpha1.SchedulerProfile] = &ProfileValidator{}
@@ -87,10 +89,14 @@ func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 	if refusal != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec"), refusal)
 	}
-	if _, err := v.Profiles.Validate(ctx, scheduler.Profile{Config: *prof, Extenders: extenders}); err != nil {
+	if refusal := v.Plugins.CheckPluginConfig(sp, prof); refusal != nil {
+		return warnings, v.invalid(sp, field.NewPath("spec", "pluginConfig"), refusal)
+	}
+	applied, err := v.Profiles.Validate(ctx, scheduler.Profile{Config: *prof, Extenders: extenders})
+	if err != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec", "plugins"), BuildRefusal(err))
 	}
-	return warnings, nil
+	return append(warnings, UnusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins)...), nil
 }
 
 func (v *ProfileValidator) invalid(sp *v1alpha1.SchedulerProfile, path *field.Path, r *Refusal) error {

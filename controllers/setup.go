@@ -53,6 +53,9 @@ type Options struct {
 	// Webhook, when non-nil, registers the validating admission webhook for
 	// SchedulerProfile on the manager's webhook server.
 	Webhook *WebhookOptions
+	// Plugins describes the scheduler's out-of-tree plugins, so that a
+	// pluginConfig entry for one is accepted and its args validated.
+	Plugins Plugins
 }
 
 // Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
@@ -74,6 +77,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		Profiles:              profiles,
 		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
 		AllowDefaultScheduler: opts.AllowDefaultScheduler,
+		Plugins:               opts.Plugins,
 	}
 	if opts.LeaderElection {
 		pr.elected = mgr.Elected()
@@ -89,7 +93,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	if opts.Webhook != nil {
-		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler}
+		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins}
 		if err := SetupWebhook(mgr, v, *opts.Webhook); err != nil {
 			return err
 		}

@@ -49,4 +49,7 @@ const (
 	EventRefused = "Refused"
 	// EventRemoved: the profile stopped serving.
 	EventRemoved = "Removed"
+	// EventUnusedPluginConfig: a generation went live with a pluginConfig
+	// entry for a plugin it does not run (its args are not used).
+	EventUnusedPluginConfig = "UnusedPluginConfig"
 )

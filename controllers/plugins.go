@@ -1,0 +1,161 @@
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	configv1 "k8s.io/kubernetes/pkg/scheduler/apis/config/v1"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// Plugins is what the controllers know about the scheduler's plugins beside
+// upstream's in-tree ones: the names in its out-of-tree registry, and the
+// validators of their typed args. The zero value knows the in-tree plugins
+// only.
+type Plugins struct {
+	// OutOfTree names the plugins of the scheduler's out-of-tree registry.
+	OutOfTree []string
+	// Validators check the args of out-of-tree plugins, by plugin name.
+	Validators map[string]ArgsValidator
+}
+
+// ArgsValidator checks the args of one plugin, as decoded (strictly, into
+// the type registered with RegisterPluginArgs) and defaulted. path is
+// spec.pluginConfig[i].args: an error names fields below it, as upstream's
+// validators do (field.ErrorList.ToAggregate()), or is any error.
+type ArgsValidator func(path *field.Path, args runtime.Object) error
+
+// inTreeNames are the names of upstream's in-tree registry.
+var inTreeNames = sync.OnceValue(func() sets.Set[string] {
+	return sets.KeySet(frameworkplugins.NewInTreeRegistry())
+})
+
+// InTree reports whether name is one of upstream's in-tree plugins.
+func InTree(name string) bool { return inTreeNames().Has(name) }
+
+// known reports whether the scheduler has a plugin called name.
+func (p Plugins) known(name string) bool {
+	return InTree(name) || slices.Contains(p.OutOfTree, name)
+}
+
+// CheckPluginConfig refuses what upstream's conversion and validation let
+// through in spec.pluginConfig: an entry naming a plugin that is in neither
+// registry (UnknownPlugin: its args would be silently ignored), and args of
+// an out-of-tree plugin that its validator rejects (InvalidPluginArgs). prof
+// is sp converted by ConvertProfile.
+func (p Plugins) CheckPluginConfig(sp *v1alpha1.SchedulerProfile, prof *config.KubeSchedulerProfile) *Refusal {
+	for i, pc := range sp.Spec.PluginConfig {
+		if !p.known(pc.Name) {
+			return refuse(v1alpha1.ReasonUnknownPlugin,
+				"spec.pluginConfig[%d].name: plugin %q is not registered (neither in-tree nor out-of-tree); its args would be ignored",
+				i, pc.Name)
+		}
+	}
+	// The converted profile holds the entries of the spec, then the
+	// defaulted args of the plugins it enables without an entry.
+	for _, pc := range prof.PluginConfig {
+		validate := p.Validators[pc.Name]
+		if validate == nil {
+			continue
+		}
+		path := field.NewPath("spec", "pluginConfig").Key(pc.Name).Child("args")
+		if i := slices.IndexFunc(sp.Spec.PluginConfig, func(c v1alpha1.PluginConfig) bool { return c.Name == pc.Name }); i >= 0 {
+			path = field.NewPath("spec", "pluginConfig").Index(i).Child("args")
+		}
+		if err := validate(path, pc.Args); err != nil {
+			return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: %v", pc.Name, err)
+		}
+	}
+	return nil
+}
+
+// UnusedPluginConfig names the spec.pluginConfig entries whose plugin the
+// framework does not run (running is what it runs per extension point, as
+// status.plugins lists it). Upstream accepts them, so they are not refused,
+// but a typo in the plugins the profile enables leaves such args unused.
+func UnusedPluginConfig(pluginConfig []v1alpha1.PluginConfig, running *config.Plugins) []string {
+	if running == nil {
+		return nil
+	}
+	run := sets.New[string]()
+	for _, ep := range extensionPoints(running) {
+		for _, pl := range ep.set.Enabled {
+			run.Insert(pl.Name)
+		}
+	}
+	var out []string
+	for i, pc := range pluginConfig {
+		if !run.Has(pc.Name) {
+			out = append(out, fmt.Sprintf("spec.pluginConfig[%d] configures plugin %q, which this profile does not run", i, pc.Name))
+		}
+	}
+	return out
+}
+
+// argsMu serialises RegisterPluginArgs.
+var argsMu sync.Mutex
+
+// RegisterPluginArgs makes the args of the out-of-tree plugin name typed:
+// obj, a pointer to a struct embedding metav1.TypeMeta, is registered as
+// kind <name>Args of kubescheduler.config.k8s.io/v1 (and of the internal
+// version, with the same Go type) in upstream's scheduler configuration
+// scheme. A pluginConfig entry for the plugin is then decoded strictly into
+// that type (an unknown field is refused, naming it), defaulted by defaulter
+// (when not nil; also when the plugin runs without a pluginConfig entry)
+// and handed to the plugin's factory as that type.
+//
+// It changes process-wide state (upstream's scheme is global): call it
+// before any profile is converted. Registering the same type again is a
+// no-op; another type under the same name, or a name of an in-tree plugin,
+// is an error.
+func RegisterPluginArgs(name string, obj runtime.Object, defaulter func(runtime.Object)) error {
+	if name == "" {
+		return errors.New("plugin args: empty plugin name")
+	}
+	if InTree(name) {
+		return fmt.Errorf("plugin args for %q: an in-tree plugin has that name", name)
+	}
+	if obj == nil {
+		return fmt.Errorf("plugin args for %q: nil args type", name)
+	}
+	t := reflect.TypeOf(obj)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("plugin args for %q: %T is not a pointer to a struct", name, obj)
+	}
+	argsMu.Lock()
+	defer argsMu.Unlock()
+	kinds := []schema.GroupVersionKind{
+		configv1.SchemeGroupVersion.WithKind(name + "Args"), // what a pluginConfig entry decodes from
+		config.SchemeGroupVersion.WithKind(name + "Args"),   // what the framework hands the plugin
+	}
+	// The decoder uses upstream's scheme; defaulting and the conversion to
+	// the internal version use upstream's plugin args scheme.
+	schemes := []*runtime.Scheme{scheme.Scheme, configv1.GetPluginArgConversionScheme()}
+	for _, s := range schemes {
+		for _, gvk := range kinds {
+			if existing, err := s.New(gvk); err == nil && reflect.TypeOf(existing) != t {
+				return fmt.Errorf("plugin args for %q: kind %s is already registered as %T, not %T", name, gvk.Kind, existing, obj)
+			}
+		}
+	}
+	for _, s := range schemes {
+		for _, gvk := range kinds {
+			s.AddKnownTypeWithName(gvk, obj)
+		}
+	}
+	if defaulter != nil {
+		configv1.GetPluginArgConversionScheme().AddTypeDefaultingFunc(obj, func(o any) { defaulter(o.(runtime.Object)) })
+	}
+	return nil
+}
