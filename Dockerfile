@@ -15,6 +15,7 @@ RUN go mod download
 # Copy the go source
 COPY main.go main.go
 COPY api/ api/
+COPY app/ app/
 COPY controllers/ controllers/
 COPY scheduler/ scheduler/
 COPY internal/ internal/

@@ -4,8 +4,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +68,8 @@ type Options struct {
 	AllowDefaultScheduler bool
 	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
 	OutOfTreeRegistry frameworkruntime.Registry
+	// PluginArgsValidators check the args of out-of-tree plugins, by name.
+	PluginArgsValidators map[string]controllers.ArgsValidator
 
 	// Webhook, when set, serves the validating admission webhook.
 	Webhook *WebhookOptions
@@ -86,7 +90,7 @@ type WebhookOptions struct {
 	ServiceNamespace string
 }
 
-// Defaults returns the options main.go's flags default to.
+// Defaults returns the options the command's flags (package app) default to.
 func Defaults() Options {
 	return Options{
 		LeaderElectionID:   "profile-scheduler.profilescheduler.io",
@@ -140,7 +144,11 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		return nil, err
 	}
 
-	copts := controllers.Options{AllowDefaultScheduler: o.AllowDefaultScheduler, LeaderElection: o.LeaderElect}
+	copts := controllers.Options{
+		AllowDefaultScheduler: o.AllowDefaultScheduler,
+		LeaderElection:        o.LeaderElect,
+		Plugins:               controllers.Plugins{OutOfTree: slices.Sorted(maps.Keys(o.OutOfTreeRegistry)), Validators: o.PluginArgsValidators},
+	}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace
 		if ns == "" {

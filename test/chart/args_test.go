@@ -11,7 +11,7 @@ import (
 
 // TestDeploymentArgsParse runs the operator binary with the arguments the
 // chart and config/default give it, plus --version (which exits after the
-// flags are parsed), so a flag the chart passes and main.go does not define
+// flags are parsed), so a flag the chart passes and the command does not define
 // fails here rather than in a CrashLoopBackOff.
 func TestDeploymentArgsParse(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "profile-scheduler")

@@ -1,0 +1,35 @@
+// Package app builds the profile-scheduler operator as a command, the way
+// upstream's cmd/kube-scheduler/app builds kube-scheduler: NewCommand
+// returns the cobra command with every flag, and its run assembles the
+// whole operator (the in-process scheduler, the SchedulerProfile and
+// ExtenderConfig controllers, the admission webhook, metrics, probes and
+// local mode).
+//
+// The repository's main.go is app.Main() with no option. A binary with
+// plugins of its own passes options:
+//
+//	func main() {
+//		app.Main(
+//			app.WithPlugin(myplugin.Name, myplugin.New),
+//			app.WithPluginArgs(myplugin.Name, myplugin.SetDefaults),
+//			app.WithPluginArgsValidator(myplugin.Name, myplugin.ValidateArgs),
+//		)
+//	}
+//
+// An out-of-tree plugin is then used as an in-tree one: profiles enable it
+// by name, status.plugins lists it, upstream's scheduler metrics carry its
+// name, and, with WithPluginArgs, its pluginConfig args are decoded strictly
+// into their type and defaulted, and checked by the WithPluginArgsValidator
+// validator, in status and at admission alike. A pluginConfig entry naming
+// no registered plugin refuses the profile (UnknownPlugin).
+//
+// Bad options (two plugins under one name, a name of an in-tree plugin, an
+// args type or validator for no plugin) make the command fail before
+// anything starts. A factory that returns an error or panics refuses only
+// the profiles that enable its plugin.
+//
+// Nothing under internal/ is needed to build a custom binary: this package
+// and the upstream plugin API (k8s.io/kube-scheduler/framework,
+// k8s.io/kubernetes/pkg/scheduler/framework/runtime) are. See
+// examples/numericlabel for a complete plugin with its binary.
+package app
