@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -133,10 +132,11 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	cs, err := kubernetes.NewForConfig(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	factory := informers.NewSharedInformerFactory(cs, 0)
+	registry, plugins := outOfTree()
 	sched, err := scheduler.New(cs, factory,
 		scheduler.WithKubeConfig(cfg),
 		scheduler.WithPodBackoff(100*time.Millisecond, 2*time.Second),
-		scheduler.WithOutOfTreeRegistry(frameworkruntime.Registry{secondSortName: newSecondSort}))
+		scheduler.WithOutOfTreeRegistry(registry))
 	Expect(err).NotTo(HaveOccurred())
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -156,6 +156,7 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 			ConfigurationName: webhookConfig,
 			IPs:               []net.IP{net.ParseIP("127.0.0.1")},
 		},
+		Plugins: plugins,
 	})).To(Succeed())
 
 	ctx, cancel := context.WithCancel(suiteCtx)
