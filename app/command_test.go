@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/local"
+	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+)
+
+func newBoom(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	panic("boom: the plugin's backend is missing")
+}
+
+// TestCommandSurvivesAPanickingPlugin runs the command, built with a plugin
+// whose factory panics, against a local control plane: the profile that
+// enables the plugin is refused naming it, the operator keeps running and
+// its other profile keeps binding pods.
+func TestCommandSurvivesAPanickingPlugin(t *testing.T) {
+	const timeout = 60 * time.Second
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cluster, err := local.Start(filepath.Join(t.TempDir(), "kubeconfig"))
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() {
+		if err := cluster.Stop(); err != nil {
+			t.Errorf("stopping the control plane: %v", err)
+		}
+	})
+	c, err := client.New(cluster.Config, client.Options{Scheme: operator.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(local.CreateNodes(ctx, c, local.DefaultNodes()[:2])).To(Succeed())
+
+	cmd := NewCommand(WithPlugin("Boom", newBoom))
+	cmd.SetArgs([]string{"--kubeconfig=" + cluster.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0"})
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the operator stopped with %v", err)
+			}
+		case <-time.After(timeout):
+			t.Errorf("the operator did not stop within %v", timeout)
+		}
+	})
+
+	g.Expect(c.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "boom"}, Spec: v1alpha1.SchedulerProfileSpec{
+		Plugins: &v1alpha1.Plugins{Score: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "Boom"}}}},
+	}})).To(Succeed())
+	g.Expect(c.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "good"}})).To(Succeed())
+
+	ready := func(g Gomega, name string) *metav1.Condition {
+		sp := &v1alpha1.SchedulerProfile{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Name: name}, sp)).To(Succeed())
+		g.Expect(sp.Status.ObservedGeneration).To(Equal(sp.Generation))
+		cond := meta.FindStatusCondition(sp.Status.Conditions, v1alpha1.ConditionReady)
+		g.Expect(cond).NotTo(BeNil())
+		return cond
+	}
+	g.Eventually(func(g Gomega) {
+		cond := ready(g, "boom")
+		g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(cond.Reason).To(Equal(v1alpha1.ReasonBuildFailed), cond.Message)
+		g.Expect(cond.Message).To(ContainSubstring("plugin Boom panicked while being built: boom: the plugin's backend is missing"))
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(ready(g, "good").Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "after-boom"},
+		Spec: corev1.PodSpec{
+			SchedulerName:                "good",
+			AutomountServiceAccountToken: ptr.To(false),
+			Containers: []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
+			}}},
+		},
+	}
+	g.Expect(c.Create(ctx, pod)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		g.Expect(pod.Spec.NodeName).NotTo(BeEmpty())
+	}).WithTimeout(timeout).Should(Succeed())
+
+	select {
+	case err := <-done:
+		t.Fatalf("the operator stopped (%v); it should survive the plugin's panic", err)
+	default:
+	}
+}
