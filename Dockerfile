@@ -14,6 +14,7 @@ RUN go mod download
 
 # Copy the go source
 COPY main.go main.go
+COPY examples/ examples/
 COPY api/ api/
 COPY app/ app/
 COPY controllers/ controllers/
@@ -26,7 +27,12 @@ COPY internal/ internal/
 # Apple Silicon (M1) machine gives linux/arm64, on an Apple x86 machine
 # linux/amd64. Leaving it empty keeps the binary matching the host the image
 # is built on, while docker buildx --platform still sets TARGETARCH.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -a -o manager main.go
+#
+# MAIN is the main package to build: the operator by default, or a binary
+# with out-of-tree plugins, for example
+# --build-arg MAIN=./examples/numericlabel/cmd/numericlabel-scheduler.
+ARG MAIN=.
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -a -o manager ${MAIN}
 
 # Use distroless as minimal base image to package the manager binary
 # Refer to https://github.com/GoogleContainerTools/distroless for more details

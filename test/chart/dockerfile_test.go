@@ -13,8 +13,9 @@ import (
 
 // TestDockerfile checks what can be checked without a container engine: the
 // image is distroless and non-root, and the builder stage copies every
-// directory of the repository that the operator binary is built from, none
-// of which .dockerignore drops.
+// directory of the repository that the operator binary, and the example
+// binary with an out-of-tree plugin (--build-arg MAIN=...), are built from,
+// none of which .dockerignore drops.
 func TestDockerfile(t *testing.T) {
 	g := NewWithT(t)
 	root := repoRoot(t)
@@ -49,7 +50,11 @@ func TestDockerfile(t *testing.T) {
 	g.Expect(entrypoint).To(Equal(`["/manager"]`))
 	g.Expect(copies).To(ContainElements("go.mod", "go.sum", "main.go"))
 
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", ".")
+	g.Expect(string(data)).To(ContainSubstring("ARG MAIN=."))
+	g.Expect(string(data)).To(ContainSubstring("go build -a -o manager ${MAIN}"))
+
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}",
+		".", "./examples/numericlabel/cmd/numericlabel-scheduler")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	g.Expect(err).NotTo(HaveOccurred())

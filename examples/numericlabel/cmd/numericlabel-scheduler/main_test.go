@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/app"
@@ -131,9 +133,14 @@ func TestScheduler(t *testing.T) {
 		return node
 	}
 
-	t.Run("a profile with the plugin goes Ready, lists it, and places pods by its scores", func(t *testing.T) {
+	t.Run("the README's profile goes Ready, lists the plugin, and places pods by its scores", func(t *testing.T) {
 		g := NewWithT(t)
-		g.Expect(c.Create(ctx, profile("cheapest", `{"labelKey":"example.com/cost","preferLow":true}`))).To(Succeed())
+		data, err := os.ReadFile(filepath.Join("..", "..", "profile.yaml"))
+		g.Expect(err).NotTo(HaveOccurred())
+		readme := &v1alpha1.SchedulerProfile{}
+		g.Expect(yaml.UnmarshalStrict(data, readme)).To(Succeed())
+		g.Expect(readme.Name).To(Equal("cheapest"))
+		g.Expect(c.Create(ctx, readme)).To(Succeed())
 		var sp *v1alpha1.SchedulerProfile
 		g.Eventually(func(g Gomega) {
 			var cond *metav1.Condition
