@@ -19,6 +19,21 @@
 // reconciled (and not again by a restarted operator that finds the refusal
 // in status).
 //
+// # Plugins
+//
+// Plugins (plugins.go) is what the controllers know of the scheduler's
+// out-of-tree plugins: their names and the validators of their args. After
+// upstream's conversion, CheckPluginConfig refuses a pluginConfig entry that
+// names a plugin in neither registry (UnknownPlugin, naming
+// spec.pluginConfig[i].name: upstream would silently ignore its args) and
+// out-of-tree args their validator rejects (InvalidPluginArgs).
+// RegisterPluginArgs registers the typed args of an out-of-tree plugin in
+// upstream's scheduler configuration scheme, so they are decoded strictly
+// and defaulted as in-tree args are. Args for a registered plugin that the
+// generation does not run are accepted, as upstream does, and named by
+// UnusedPluginConfig in the Ready message and a UnusedPluginConfig Warning
+// event.
+//
 // The ExtenderConfig reconciler validates an extender, builds the upstream
 // HTTP extender from it to prove its TLS material loads, and writes its own
 // conditions. Changes to an ExtenderConfig, or to the Secret it reads, make
@@ -39,9 +54,11 @@
 // # Admission
 //
 // ProfileValidator is a validating admission webhook for SchedulerProfile.
-// It runs the same conversion and validation as the reconciler and builds
-// the framework in dry-run (ProfileSet.Validate), so an unknown plugin or bad
-// plugin args fail kubectl apply at once, with the upstream error text.
+// It runs the same conversion and validation as the reconciler (the
+// pluginConfig checks included) and builds the framework in dry-run
+// (ProfileSet.Validate, out-of-tree plugins included), so an unknown plugin
+// or bad plugin args fail kubectl apply at once, with the upstream error
+// text; args for a plugin the profile does not run come back as warnings.
 // Missing ExtenderConfigs and schedulerName conflicts are not rejected there,
 // since GitOps tools apply objects in any order: the reconciler reports them.
 // The reconciler stays the source of truth when the webhook is not installed.
