@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/rest"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/ptr"
@@ -96,6 +98,24 @@ func scoreOnly(name string) *v1alpha1.Plugins {
 		Disabled: []v1alpha1.Plugin{{Name: "*"}},
 		Enabled:  []v1alpha1.Plugin{{Name: name, Weight: ptr.To[int32](1)}},
 	}}
+}
+
+// warningRecorder keeps the warnings the API server returns.
+type warningRecorder struct {
+	mu       sync.Mutex
+	messages []string
+}
+
+func (w *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, message string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.messages = append(w.messages, message)
+}
+
+func (w *warningRecorder) get() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.messages...)
 }
 
 // deletePods deletes the pods of ns at once, so that what they asked for is
@@ -211,9 +231,21 @@ var _ = Describe("Out-of-tree plugins and pluginConfig", func() {
 				{Name: pinNodeName, Args: raw(`{"node":"node-1"}`)},
 			},
 		}
+		By("the webhook admits it with warnings")
+		warnings := &warningRecorder{}
+		wcfg := rest.CopyConfig(cfg)
+		wcfg.WarningHandlerWithContext = warnings
+		wk8s, err := client.New(wcfg, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
 		Eventually(func() error {
-			return k8s.Create(suiteCtx, admitted(newProfile("oot-unused", spec)))
+			return wk8s.Create(suiteCtx, admitted(newProfile("oot-unused", spec)))
 		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Expect(warnings.get()).To(ContainElements(
+			`spec.pluginConfig[0] configures plugin "PodTopologySpread", which this profile does not run`,
+			`spec.pluginConfig[1] configures plugin "PinNode", which this profile does not run`,
+		))
+
+		By("status and a Warning event say so")
 		sp := expectLive("oot-unused", timeout)
 		ready := meta.FindStatusCondition(sp.Status.Conditions, v1alpha1.ConditionReady)
 		Expect(ready.Message).To(ContainSubstring(`spec.pluginConfig[0] configures plugin "PodTopologySpread", which this profile does not run`))

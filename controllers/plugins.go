@@ -116,9 +116,9 @@ var argsMu sync.Mutex
 // and handed to the plugin's factory as that type.
 //
 // It changes process-wide state (upstream's scheme is global): call it
-// before any profile is converted. Registering the same type again is a
-// no-op; another type under the same name, or a name of an in-tree plugin,
-// is an error.
+// before any profile is converted. Registering the same type again changes
+// nothing (the first defaulter stays); another type under the same name, or
+// a name of an in-tree plugin, is an error.
 func RegisterPluginArgs(name string, obj runtime.Object, defaulter func(runtime.Object)) error {
 	if name == "" {
 		return errors.New("plugin args: empty plugin name")
@@ -142,12 +142,23 @@ func RegisterPluginArgs(name string, obj runtime.Object, defaulter func(runtime.
 	// The decoder uses upstream's scheme; defaulting and the conversion to
 	// the internal version use upstream's plugin args scheme.
 	schemes := []*runtime.Scheme{scheme.Scheme, configv1.GetPluginArgConversionScheme()}
+	registered := 0
 	for _, s := range schemes {
 		for _, gvk := range kinds {
-			if existing, err := s.New(gvk); err == nil && reflect.TypeOf(existing) != t {
+			existing, err := s.New(gvk)
+			if err != nil {
+				continue
+			}
+			if reflect.TypeOf(existing) != t {
 				return fmt.Errorf("plugin args for %q: kind %s is already registered as %T, not %T", name, gvk.Kind, existing, obj)
 			}
+			registered++
 		}
+	}
+	if registered == len(schemes)*len(kinds) {
+		// Registered before: the schemes, which other goroutines may read
+		// by now, are not written again.
+		return nil
 	}
 	for _, s := range schemes {
 		for _, gvk := range kinds {
