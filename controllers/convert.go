@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,13 +95,26 @@ func ConvertProfile(sp *v1alpha1.SchedulerProfile, extenders []config.Extender) 
 	return &prof, nil
 }
 
-var argsForPlugin = regexp.MustCompile(`args for plugin ([^:\s]+)`)
+var (
+	argsForPlugin = regexp.MustCompile(`args for plugin ([^:\s]+)`)
+	unknownField  = regexp.MustCompile(`unknown field "([^"]+)"`)
+)
 
 // decodeRefusal classifies an upstream decoding error. Errors inside plugin
-// args name the plugin; everything else is an invalid spec.
+// args name the plugin, and unknown fields in them their path in the spec;
+// everything else is an invalid spec.
 func decodeRefusal(sp *v1alpha1.SchedulerProfile, err error) *Refusal {
 	msg := specPaths(err.Error())
 	if m := argsForPlugin.FindStringSubmatch(msg); m != nil {
+		if i := slices.IndexFunc(sp.Spec.PluginConfig, func(c v1alpha1.PluginConfig) bool { return c.Name == m[1] }); i >= 0 {
+			var paths []string
+			for _, f := range unknownField.FindAllStringSubmatch(msg, -1) {
+				paths = append(paths, fmt.Sprintf("spec.pluginConfig[%d].args.%s", i, f[1]))
+			}
+			if len(paths) > 0 {
+				return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: unknown field %s (%s)", m[1], strings.Join(paths, ", "), msg)
+			}
+		}
 		return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: %s", m[1], msg)
 	}
 	if strings.Contains(msg, "pluginConfig[") {

@@ -77,7 +77,15 @@ func TestConvertProfile(t *testing.T) {
 		name:     "unknown field in plugin args is refused, naming the plugin",
 		spec:     v1alpha1.SchedulerProfileSpec{PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: args(`{"scoringStrategy":{"type":"MostAllocated"},"notAField":1}`)}}},
 		reason:   v1alpha1.ReasonInvalidPluginArgs,
-		contains: []string{"NodeResourcesFit", "notAField"},
+		contains: []string{"NodeResourcesFit", "notAField", "unknown field spec.pluginConfig[0].args.notAField"},
+	}, {
+		name: "unknown fields nested in plugin args are refused, naming their paths",
+		spec: v1alpha1.SchedulerProfileSpec{PluginConfig: []v1alpha1.PluginConfig{
+			{Name: "PodTopologySpread", Args: args(`{"defaultingType":"List"}`)},
+			{Name: "NodeResourcesFit", Args: args(`{"scoringStrategy":{"type":"MostAllocated","typo":1},"other":2}`)},
+		}},
+		reason:   v1alpha1.ReasonInvalidPluginArgs,
+		contains: []string{"plugin NodeResourcesFit", "spec.pluginConfig[1].args.scoringStrategy.typo", "spec.pluginConfig[1].args.other"},
 	}, {
 		name:     "wrongly typed plugin args are refused, naming the plugin",
 		spec:     v1alpha1.SchedulerProfileSpec{PluginConfig: []v1alpha1.PluginConfig{{Name: "PodTopologySpread", Args: args(`{"defaultingType":7}`)}}},

@@ -171,7 +171,7 @@ var _ = Describe("Out-of-tree plugins and pluginConfig", func() {
 		Entry("an unknown field in out-of-tree args", v1alpha1.SchedulerProfileSpec{
 			Plugins:      scoreOnly(pinNodeName),
 			PluginConfig: []v1alpha1.PluginConfig{{Name: pinNodeName, Args: raw(`{"node":"node-1","nodee":"node-2"}`)}},
-		}, v1alpha1.ReasonInvalidPluginArgs, "plugin PinNode", `unknown field "nodee"`),
+		}, v1alpha1.ReasonInvalidPluginArgs, "plugin PinNode", "unknown field spec.pluginConfig[0].args.nodee"),
 		Entry("out-of-tree args the validator rejects", v1alpha1.SchedulerProfileSpec{
 			Plugins:      scoreOnly(pinNodeName),
 			PluginConfig: []v1alpha1.PluginConfig{{Name: pinNodeName, Args: raw(`{"node":""}`)}},

@@ -180,7 +180,7 @@ func TestScheduler(t *testing.T) {
 		{
 			name: "an unknown args field is refused, naming it", profile: "unknown-field",
 			args: `{"labelKey":"example.com/cost","preferlow":true}`, reason: v1alpha1.ReasonInvalidPluginArgs,
-			mentions: []string{"plugin NumericLabel", `unknown field "preferlow"`},
+			mentions: []string{"plugin NumericLabel", "unknown field spec.pluginConfig[0].args.preferlow"},
 		},
 		{
 			name: "a bad args value is refused, naming the field", profile: "bad-key",
