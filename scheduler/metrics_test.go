@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -21,7 +22,7 @@ func newUnstartedScheduler(t *testing.T) *Scheduler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.shutdown(s.logger()) })
+	t.Cleanup(func() { s.shutdown(klog.Background()) })
 	return s
 }
 
@@ -75,7 +76,7 @@ func TestSwapMetricsAndActiveProfiles(t *testing.T) {
 	g.Expect(s.Remove(ctx, "m-pack")).To(BeFalse())
 	g.Expect(testutil.ToFloat64(activeProfiles) - before).To(Equal(1.0))
 
-	s.shutdown(s.logger())
+	s.shutdown(klog.Background())
 	g.Expect(testutil.ToFloat64(activeProfiles)).To(Equal(before), "a stopped scheduler serves nothing")
 }
 
