@@ -168,7 +168,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 
 	var fitError *framework.FitError
 	switch {
-	case errors.Is(err, ErrNoNodesAvailable):
+	case errors.Is(err, errNoNodesAvailable):
 		logger.V(2).Info("Unable to schedule pod; no nodes are registered to the cluster; waiting")
 	case errors.As(err, &fitError):
 		podInfo.UnschedulablePlugins = fitError.Diagnosis.UnschedulablePlugins

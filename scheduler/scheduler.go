@@ -304,9 +304,3 @@ func (s *Scheduler) shutdown(logger klog.Logger) {
 	}
 	untrackLive(s)
 }
-
-// Queue exposes the scheduling queue (read-only use: tests, debugging).
-func (s *Scheduler) Queue() *queue.Queue { return s.queue }
-
-// Cache exposes the scheduler cache (read-only use: tests, debugging).
-func (s *Scheduler) Cache() internalcache.Cache { return s.cache }
