@@ -136,7 +136,7 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	sched, err := scheduler.New(cs, factory,
 		scheduler.WithKubeConfig(cfg),
 		scheduler.WithPodBackoff(100*time.Millisecond, 2*time.Second),
-		scheduler.WithOutOfTreeRegistry(frameworkruntime.Registry{secondSortName: newSecondSort}))
+		scheduler.WithOutOfTreeRegistry(frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync}))
 	Expect(err).NotTo(HaveOccurred())
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
