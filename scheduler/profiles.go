@@ -33,7 +33,9 @@ type profileMap map[string]*liveProfile
 //
 // State machine: serving (in the map) → retired (out of the map, refs may
 // be > 0: cycles and bindings still running on it) → closed (refs reached 0:
-// plugins closed, context cancelled, informer handlers removed).
+// plugins closed, context cancelled, informer handlers removed). mu is a
+// leaf lock: nothing else is taken while it is held (close runs after it is
+// released).
 type liveProfile struct {
 	fw        framework.Framework
 	applied   Applied
