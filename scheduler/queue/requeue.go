@@ -16,8 +16,10 @@ import (
 
 // A pod goes back to a sub-queue when its attempt fails, when a cluster
 // event may help it, when a framework asks to activate it, or when it
-// waited too long in the unschedulable set. Every way in runs the live
-// profile's PreEnqueue plugins (admitLocked) before the active heap.
+// waited too long in the unschedulable set. Queueing hints of the profile
+// serving it now decide between the unschedulable set, back-off and the
+// active heap; a pod enters an active heap only through admitLocked, which
+// runs that profile's PreEnqueue plugins.
 
 // PreEnqueueCheck filters the pods an event may move.
 type PreEnqueueCheck func(pod *v1.Pod) bool
