@@ -39,7 +39,7 @@ import (
 //
 // Goroutines: one scheduling loop (scheduleOne, which alone touches
 // nextStartNodeIndex and runs UpdateSnapshot), one binding goroutine per
-// assumed pod, the queue's two flushers, and informer handlers.
+// assumed pod, the queue's back-off and unschedulable loops, and informer handlers.
 //
 // Locks, in the order they are taken (a lock is never taken while one
 // later in the list is held):
