@@ -62,6 +62,9 @@
 // Missing ExtenderConfigs and schedulerName conflicts are not rejected there,
 // since GitOps tools apply objects in any order: the reconciler reports them.
 // The reconciler stays the source of truth when the webhook is not installed.
+// The dry-run never waits for a reconcile's Apply, which may wait up to 30 s
+// for informers a new framework asked for: ProfileSet.Validate takes no lock
+// that Apply holds while it waits, so admission answers within its timeout.
 //
 // Serving certificates come from a cert-manager-like tool when the
 // deployment mounts them into the webhook's cert directory. When the

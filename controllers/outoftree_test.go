@@ -86,7 +86,7 @@ func newBroken(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) 
 // controllers are told about it.
 func outOfTree() (frameworkruntime.Registry, controllers.Plugins) {
 	Expect(controllers.RegisterPluginArgs(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
-	r := frameworkruntime.Registry{secondSortName: newSecondSort, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken}
+	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken}
 	return r, controllers.Plugins{
 		OutOfTree:  []string{secondSortName, pinNodeName, boomName, brokenName},
 		Validators: map[string]controllers.ArgsValidator{pinNodeName: validatePinNode},

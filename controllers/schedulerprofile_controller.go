@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/metrics"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -387,7 +386,7 @@ func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profile
 	sp.Status = profileStatus(s.base.Status, o, r.now())
 	if s.refusal != nil && r.served.countRefusal(sp.Name, sp.Generation, s.refusal.Reason) &&
 		!refusalReported(s.base.Status, sp.Generation, s.refusal.Reason) {
-		metrics.RefusedGenerations.WithLabelValues(sp.Name, s.refusal.Reason).Inc()
+		refusedGenerations.WithLabelValues(sp.Name, s.refusal.Reason).Inc()
 	}
 	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) && r.served.noteRefusal(sp.Name, sp.Generation, s.refusal) {
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRefused, "Apply",

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/metrics"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
 )
 
 const timeout = 30 * time.Second
@@ -376,7 +376,7 @@ var _ = Describe("SchedulerProfile", func() {
 
 // refusedCount reads refused_generations_total of a profile and reason.
 func refusedCount(profile, reason string) float64 {
-	return testutil.ToFloat64(metrics.RefusedGenerations.WithLabelValues(profile, reason))
+	return testutil.ToFloat64(controllers.RefusedGenerations.WithLabelValues(profile, reason))
 }
 
 // eventReasons lists the reasons of the events about a profile.

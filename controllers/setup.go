@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/metrics"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -61,14 +60,13 @@ type Options struct {
 // Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
 // field indexes they need, the readiness check ReadyzCheckName (ready once
 // every profile existing at start has been reconciled) and, when
-// opts.Webhook is set, the validating webhook. It registers the operator
-// metrics of internal/metrics, which the reconciler updates. Call it before
-// mgr.Start.
+// opts.Webhook is set, the validating webhook. It registers the metrics
+// the reconciler updates (metrics.go). Call it before mgr.Start.
 func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error {
 	if profiles == nil {
 		return errors.New("controllers.Setup: nil ProfileSet")
 	}
-	metrics.Register()
+	registerMetricsOnControllerRuntime()
 	if err := addIndexes(context.Background(), mgr); err != nil {
 		return err
 	}

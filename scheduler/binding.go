@@ -33,7 +33,6 @@ func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, f
 	if status.IsSuccess() {
 		return
 	}
-	logger := klog.FromContext(ctx)
 	if err := s.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 	} else {
@@ -41,9 +40,9 @@ func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, f
 		// itself is not moved by this event when it was rejected.
 		if status.IsRejected() {
 			uid := assumed.Pod.UID
-			defer s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, assumed.Pod, nil, func(p *v1.Pod) bool { return p.UID != uid })
+			defer s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumed.Pod, nil, func(p *v1.Pod) bool { return p.UID != uid })
 		} else {
-			s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, assumed.Pod, nil, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumed.Pod, nil, nil)
 		}
 	}
 	s.handleSchedulingFailure(ctx, fw, assumed, status, clearNominatedNode, start)
@@ -169,7 +168,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 
 	var fitError *framework.FitError
 	switch {
-	case errors.Is(err, ErrNoNodesAvailable):
+	case errors.Is(err, errNoNodesAvailable):
 		logger.V(2).Info("Unable to schedule pod; no nodes are registered to the cluster; waiting")
 	case errors.As(err, &fitError):
 		podInfo.UnschedulablePlugins = fitError.Diagnosis.UnschedulablePlugins
@@ -196,7 +195,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 		podInfo.PodInfo, _ = framework.NewPodInfo(cached.DeepCopy())
 		pod = podInfo.Pod
 		nominated = podInfo.PodInfo.DeepCopy()
-		if err := s.queue.AddUnschedulableIfNotPresent(logger, podInfo); err != nil {
+		if err := s.queue.AddUnschedulableIfNotPresent(ctx, podInfo); err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "Requeueing pod failed")
 		}
 		calledDone = true

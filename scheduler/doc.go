@@ -12,13 +12,20 @@
 // handlers go away with it; eventhandlers.go feeds the upstream cache and
 // the queue (package queue) from informers; schedule_one.go and binding.go
 // are the scheduling and binding cycles, following upstream's
-// schedule_one.go; metrics.go exposes upstream's scheduler_* metrics on the
-// controller-runtime registry.
+// schedule_one.go; metrics.go holds the profile metrics this package
+// produces (profile_scheduler_profile_swaps_total, _profile_swap_duration_seconds,
+// and _active_profiles, read from the live profile map when scraped) and
+// exposes upstream's scheduler_* metrics on the controller-runtime registry.
 //
 // Hot swap: a cycle takes a reference on the framework serving the pod's
 // schedulerName once, at its start, and the binding cycle keeps it; a
 // replaced or removed framework is closed when its last reference goes. The
 // cache and the queue are shared by all frameworks and survive every swap.
+//
+// Admission never waits for a swap: Validate (the webhook's dry-run) takes
+// only the lock that serializes framework builds, never the one Apply holds
+// while it waits for informers to sync. The lock order is written on
+// Scheduler.
 //
 // It must never re-implement an upstream plugin, never touch a pod whose
 // schedulerName no live profile serves, and never let a profile swap lose a

@@ -16,8 +16,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
-func (s *Scheduler) logger() klog.Logger { return klog.FromContext(s.ctx) }
-
 func (s *Scheduler) addPodAndNodeHandlers() error {
 	s.watchMu.Lock()
 	defer s.watchMu.Unlock()
@@ -45,7 +43,8 @@ func (s *Scheduler) addPodAndNodeHandlers() error {
 }
 
 func (s *Scheduler) onNodeAdd(obj interface{}) {
-	logger := s.logger()
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
 	node, ok := obj.(*v1.Node)
 	if !ok {
 		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Node", "obj", obj)
@@ -53,11 +52,12 @@ func (s *Scheduler) onNodeAdd(obj interface{}) {
 	}
 	logger.V(3).Info("Add event for node", "node", klog.KObj(node))
 	s.cache.AddNode(logger, node)
-	s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, nil, node, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add}, nil, node, nil)
 }
 
 func (s *Scheduler) onNodeUpdate(oldObj, newObj interface{}) {
-	logger := s.logger()
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
 	oldNode, ok1 := oldObj.(*v1.Node)
 	newNode, ok2 := newObj.(*v1.Node)
 	if !ok1 || !ok2 {
@@ -67,12 +67,13 @@ func (s *Scheduler) onNodeUpdate(oldObj, newObj interface{}) {
 	logger.V(4).Info("Update event for node", "node", klog.KObj(newNode))
 	s.cache.UpdateNode(logger, oldNode, newNode)
 	for _, evt := range framework.NodeSchedulingPropertiesChange(newNode, oldNode) {
-		s.queue.MoveAllToActiveOrBackoffQueue(logger, evt, oldNode, newNode, nil)
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, evt, oldNode, newNode, nil)
 	}
 }
 
 func (s *Scheduler) onNodeDelete(obj interface{}) {
-	logger := s.logger()
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
 	var node *v1.Node
 	switch t := obj.(type) {
 	case *v1.Node:
@@ -88,7 +89,7 @@ func (s *Scheduler) onNodeDelete(obj interface{}) {
 		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Node", "obj", t)
 		return
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Delete}, node, nil, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Delete}, node, nil, nil)
 	logger.V(3).Info("Delete event for node", "node", klog.KObj(node))
 	if err := s.cache.RemoveNode(logger, node); err != nil {
 		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemoveNode failed")
@@ -98,30 +99,31 @@ func (s *Scheduler) onNodeDelete(obj interface{}) {
 func assigned(pod *v1.Pod) bool { return pod.Spec.NodeName != "" }
 
 func (s *Scheduler) onPodAdd(obj interface{}) {
-	logger := s.logger()
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
 	pod, ok := obj.(*v1.Pod)
 	if !ok {
 		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Pod", "obj", obj)
 		return
 	}
 	if assigned(pod) {
-		s.addAssignedPod(logger, pod)
+		s.addAssignedPod(ctx, pod)
 		return
 	}
 	// The queue ignores pods whose schedulerName no profile serves.
-	ctx := klog.NewContext(context.Background(), logger)
 	if s.queue.Serves(pod.Spec.SchedulerName) {
 		logger.V(3).Info("Add event for unscheduled pod", "pod", klog.KObj(pod))
 		s.cache.AddPodGroupMember(pod)
 		s.queue.Add(ctx, pod)
 		if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
-			s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventUnscheduledPodAdd, nil, pod, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventUnscheduledPodAdd, nil, pod, nil)
 		}
 	}
 }
 
 func (s *Scheduler) onPodUpdate(oldObj, newObj interface{}) {
-	logger := s.logger()
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
 	oldPod, ok1 := oldObj.(*v1.Pod)
 	newPod, ok2 := newObj.(*v1.Pod)
 	if !ok1 || !ok2 {
@@ -134,18 +136,19 @@ func (s *Scheduler) onPodUpdate(oldObj, newObj interface{}) {
 			utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache UpdatePod failed", "pod", klog.KObj(oldPod))
 		}
 		for _, evt := range framework.PodSchedulingPropertiesChange(newPod, oldPod, false) {
-			s.queue.MoveAllToActiveOrBackoffQueue(logger, evt, oldPod, newPod, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, evt, oldPod, newPod, nil)
 		}
 	case assigned(newPod):
 		// A binding: ours (the pod is assumed) or someone else's.
-		s.addAssignedPod(logger, newPod)
+		s.addAssignedPod(ctx, newPod)
 		s.queue.Delete(oldPod)
 	case s.queue.Serves(oldPod.Spec.SchedulerName):
-		s.updatePendingPod(logger, oldPod, newPod)
+		s.updatePendingPod(ctx, oldPod, newPod)
 	}
 }
 
-func (s *Scheduler) updatePendingPod(logger klog.Logger, oldPod, newPod *v1.Pod) {
+func (s *Scheduler) updatePendingPod(ctx context.Context, oldPod, newPod *v1.Pod) {
+	logger := klog.FromContext(ctx)
 	if oldPod.ResourceVersion == newPod.ResourceVersion {
 		return
 	}
@@ -156,15 +159,15 @@ func (s *Scheduler) updatePendingPod(logger klog.Logger, oldPod, newPod *v1.Pod)
 	}
 	if isAssumed {
 		if newPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
-			s.handleAssumedPodDeletion(logger, newPod)
+			s.handleAssumedPodDeletion(ctx, newPod)
 		}
 		return
 	}
 	logger.V(4).Info("Update event for unscheduled pod", "pod", klog.KObj(newPod))
-	s.queue.Update(klog.NewContext(context.Background(), logger), oldPod, newPod)
+	s.queue.Update(ctx, oldPod, newPod)
 	if oldPod.Status.NominatedNodeName != "" && oldPod.Status.NominatedNodeName != newPod.Status.NominatedNodeName {
 		// Lower or equal priority pods treated the nominated pod as placed.
-		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, oldPod, nil, lowerOrEqualPriority(oldPod))
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, oldPod, nil, lowerOrEqualPriority(oldPod))
 	}
 }
 
@@ -174,7 +177,8 @@ func lowerOrEqualPriority(pod *v1.Pod) func(*v1.Pod) bool {
 }
 
 func (s *Scheduler) onPodDelete(obj interface{}) {
-	logger := s.logger()
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
 	var pod *v1.Pod
 	stale := false
 	switch t := obj.(type) {
@@ -192,7 +196,7 @@ func (s *Scheduler) onPodDelete(obj interface{}) {
 		return
 	}
 	if assigned(pod) || stale {
-		s.removeAssignedPod(logger, pod)
+		s.removeAssignedPod(ctx, pod)
 		if !stale {
 			return
 		}
@@ -207,19 +211,20 @@ func (s *Scheduler) onPodDelete(obj interface{}) {
 		utilruntime.HandleErrorWithLogger(logger, err, "Failed to check whether pod is assumed", "pod", klog.KObj(pod))
 	}
 	if isAssumed {
-		s.handleAssumedPodDeletion(logger, pod)
+		s.handleAssumedPodDeletion(ctx, pod)
 		return
 	}
 	s.cache.RemovePodGroupMember(pod)
 	if pod.Status.NominatedNodeName != "" {
-		s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, pod, nil, lowerOrEqualPriority(pod))
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, pod, nil, lowerOrEqualPriority(pod))
 	}
 }
 
 // handleAssumedPodDeletion frees what an assumed pod that is being deleted
 // holds: a pod waiting on permit is rejected (its binding cycle cleans up),
 // any other is removed from the cache.
-func (s *Scheduler) handleAssumedPodDeletion(logger klog.Logger, pod *v1.Pod) {
+func (s *Scheduler) handleAssumedPodDeletion(ctx context.Context, pod *v1.Pod) {
+	logger := klog.FromContext(ctx)
 	assumedPod, err := s.cache.GetPod(pod)
 	if err != nil {
 		logger.V(5).Info("Assumed pod was already forgotten", "pod", klog.KObj(pod))
@@ -235,23 +240,25 @@ func (s *Scheduler) handleAssumedPodDeletion(logger klog.Logger, pod *v1.Pod) {
 			utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemoveAssumedPod failed", "pod", klog.KObj(assumedPod))
 		}
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, assumedPod, nil, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumedPod, nil, nil)
 }
 
-func (s *Scheduler) addAssignedPod(logger klog.Logger, pod *v1.Pod) {
+func (s *Scheduler) addAssignedPod(ctx context.Context, pod *v1.Pod) {
+	logger := klog.FromContext(ctx)
 	logger.V(3).Info("Add event for scheduled pod", "pod", klog.KObj(pod))
 	if err := s.cache.AddPod(logger, pod); err != nil {
 		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache AddPod failed", "pod", klog.KObj(pod))
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, pod, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodAdd, nil, pod, nil)
 }
 
-func (s *Scheduler) removeAssignedPod(logger klog.Logger, pod *v1.Pod) {
+func (s *Scheduler) removeAssignedPod(ctx context.Context, pod *v1.Pod) {
+	logger := klog.FromContext(ctx)
 	logger.V(3).Info("Delete event for scheduled pod", "pod", klog.KObj(pod))
 	if err := s.cache.RemovePod(logger, pod); err != nil {
 		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemovePod failed", "pod", klog.KObj(pod))
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodDelete, pod, nil, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, pod, nil, nil)
 }
 
 // watch makes sure the informers for the resources named by events have a
@@ -285,19 +292,19 @@ func (s *Scheduler) watch(ctx context.Context, events []fwk.ClusterEvent) error 
 }
 
 func (s *Scheduler) resourceHandler(r fwk.EventResource) cache.ResourceEventHandlerFuncs {
-	logger := s.logger()
+	ctx := s.ctx
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj interface{}) {
-			s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: r, ActionType: fwk.Add}, nil, obj, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: r, ActionType: fwk.Add}, nil, obj, nil)
 		},
 		UpdateFunc: func(oldObj, newObj interface{}) {
-			s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: r, ActionType: fwk.Update}, oldObj, newObj, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: r, ActionType: fwk.Update}, oldObj, newObj, nil)
 		},
 		DeleteFunc: func(obj interface{}) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			s.queue.MoveAllToActiveOrBackoffQueue(logger, fwk.ClusterEvent{Resource: r, ActionType: fwk.Delete}, obj, nil, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: r, ActionType: fwk.Delete}, obj, nil, nil)
 		},
 	}
 }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -15,13 +16,86 @@ import (
 // controller-runtime already exports).
 const metricsPrefix = "scheduler_"
 
-var registerBridge sync.Once
+// operatorMetricsNamespace prefixes the metrics of this project.
+const operatorMetricsNamespace = "profile_scheduler"
 
-// registerMetricsOnControllerRuntime makes the upstream scheduler metrics,
-// which upstream registers on component-base's legacy registry, visible on
-// controller-runtime's registry (served on the manager's /metrics).
+var (
+	// profileSwaps counts frameworks swapped in, per schedulerName.
+	profileSwaps = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "profile_swaps_total",
+		Help:      "Frameworks built and swapped in, by profile (schedulerName).",
+	}, []string{"profile"})
+
+	// profileSwapDuration observes how long Apply takes, per
+	// schedulerName and result (swapped, failed).
+	profileSwapDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "profile_swap_duration_seconds",
+		Help:      "Time to build a profile's framework and swap it in, by profile and result.",
+		Buckets:   []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"profile", "result"})
+
+	// activeProfiles reads the live profile maps of the schedulers of
+	// this process when scraped.
+	activeProfiles = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "active_profiles",
+		Help:      "Profiles (schedulerNames) served now.",
+	}, countServedProfiles)
+)
+
+// live holds the schedulers of this process from New until their shutdown
+// (one in the operator; tests run several).
+var live = struct {
+	sync.Mutex
+	schedulers map[*Scheduler]struct{}
+}{schedulers: map[*Scheduler]struct{}{}}
+
+func trackLive(s *Scheduler) {
+	live.Lock()
+	defer live.Unlock()
+	live.schedulers[s] = struct{}{}
+}
+
+func untrackLive(s *Scheduler) {
+	live.Lock()
+	defer live.Unlock()
+	delete(live.schedulers, s)
+}
+
+// countServedProfiles is the value of active_profiles: the size of each
+// live scheduler's published profile map.
+func countServedProfiles() float64 {
+	live.Lock()
+	defer live.Unlock()
+	n := 0
+	for s := range live.schedulers {
+		n += len(*s.profiles.Load())
+	}
+	return float64(n)
+}
+
+// observeSwap records one Apply of schedulerName that began at start.
+func observeSwap(schedulerName string, start time.Time, err error) {
+	result := "swapped"
+	if err != nil {
+		result = "failed"
+	} else {
+		profileSwaps.WithLabelValues(schedulerName).Inc()
+	}
+	profileSwapDuration.WithLabelValues(schedulerName, result).Observe(time.Since(start).Seconds())
+}
+
+var registerMetrics sync.Once
+
+// registerMetricsOnControllerRuntime registers this package's metrics on
+// controller-runtime's registry (served on the manager's /metrics), and
+// makes the upstream scheduler metrics, which upstream registers on
+// component-base's legacy registry, visible there too.
 func registerMetricsOnControllerRuntime() {
-	registerBridge.Do(func() {
+	registerMetrics.Do(func() {
+		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles)
 		_ = ctrlmetrics.Registry.Register(legacyBridge{gatherer: legacyregistry.DefaultGatherer, prefix: metricsPrefix})
 	})
 }

@@ -33,7 +33,9 @@ type profileMap map[string]*liveProfile
 //
 // State machine: serving (in the map) → retired (out of the map, refs may
 // be > 0: cycles and bindings still running on it) → closed (refs reached 0:
-// plugins closed, context cancelled, informer handlers removed).
+// plugins closed, context cancelled, informer handlers removed). mu is a
+// leaf lock: nothing else is taken while it is held (close runs after it is
+// released).
 type liveProfile struct {
 	fw        framework.Framework
 	applied   Applied
@@ -96,7 +98,13 @@ func (p *liveProfile) close(logger klog.Logger) {
 }
 
 // Apply builds a framework for p and swaps it in. See ProfileSet.
-func (s *Scheduler) Apply(ctx context.Context, p Profile) (Applied, error) {
+//
+// It holds applyMu throughout, so swaps of one schedulerName are published
+// in the order they were asked for, but buildMu only while building:
+// Validate never waits for an Apply that waits for informers to sync.
+func (s *Scheduler) Apply(ctx context.Context, p Profile) (applied Applied, err error) {
+	start := time.Now()
+	defer func() { observeSwap(p.Config.SchedulerName, start, err) }()
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
 	logger := klog.FromContext(ctx)
@@ -113,16 +121,7 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (Applied, error) {
 		return Applied{}, err
 	}
 	if s.started.Load() {
-		// Plugins of the new framework may have asked for informers the
-		// factory has not started yet.
-		s.informerFactory.Start(s.ctx.Done())
-		syncCtx, cancel := context.WithTimeout(ctx, informerSyncTimeout)
-		for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
-			if !ok {
-				logger.Info("Informer not synced yet; the profile serves anyway", "profile", p.Config.SchedulerName, "type", typ.String())
-			}
-		}
-		cancel()
+		s.waitForInformers(ctx, name)
 	}
 
 	old := *s.profiles.Load()
@@ -149,10 +148,29 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (Applied, error) {
 	return lp.applied, nil
 }
 
+// waitForInformers starts the informers that a new framework's plugins
+// asked for and waits, at most informerSyncTimeout, until every informer
+// of the factory has synced. It stops waiting when ctx or the scheduler
+// ends. The caller holds applyMu and no other lock.
+func (s *Scheduler) waitForInformers(ctx context.Context, profile string) {
+	logger := klog.FromContext(ctx)
+	s.informerFactory.Start(s.ctx.Done())
+	syncCtx, cancel := context.WithTimeout(ctx, informerSyncTimeout)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
+		if !ok {
+			logger.Info("Informer not synced yet; the profile serves anyway", "profile", profile, "type", typ.String())
+		}
+	}
+}
+
 // Validate builds a framework for p and closes it again. See ProfileSet.
+//
+// It takes buildMu only, never applyMu: admission answers while an Apply
+// waits for informers.
 func (s *Scheduler) Validate(ctx context.Context, p Profile) (Applied, error) {
-	s.applyMu.Lock()
-	defer s.applyMu.Unlock()
 	lp, err := s.build(ctx, p)
 	if err != nil {
 		return Applied{}, err
@@ -206,8 +224,11 @@ func (s *Scheduler) acquireProfile(name string) *liveProfile {
 	}
 }
 
-// build creates the framework for p. The caller holds applyMu.
+// build creates the framework for p under buildMu. It does no I/O and
+// waits for nothing: plugins only register informers and handlers here.
 func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) {
+	s.buildMu.Lock()
+	defer s.buildMu.Unlock()
 	logger := klog.FromContext(ctx)
 	prof := p.Config.DeepCopy()
 	name := prof.SchedulerName

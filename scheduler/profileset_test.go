@@ -2,14 +2,25 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // metricValue sums the samples of family whose labels include want.
@@ -49,7 +60,92 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 	return found == len(want)
 }
 
+// neverSyncedName is a Filter plugin that admits every node and, when it is
+// built, asks the informer factory for a ConfigMap informer whose list
+// blocks until released: an Apply of a profile enabling it waits for an
+// informer that does not sync.
+const neverSyncedName = "NeverSynced"
+
+type neverSynced struct{}
+
+func (neverSynced) Name() string { return neverSyncedName }
+func (neverSynced) Filter(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo) *fwk.Status {
+	return nil
+}
+
+// neverSyncedRegistry registers NeverSynced; its informer signals listing
+// when it starts to list, and its list returns (with an error) only once
+// release is closed or the informer stops.
+func neverSyncedRegistry(listing chan<- struct{}, release <-chan struct{}) frameworkruntime.Registry {
+	newInformer := func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		lw := &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, _ metav1.ListOptions) (runtime.Object, error) {
+				select {
+				case listing <- struct{}{}:
+				default:
+				}
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+				return nil, errors.New("not listing")
+			},
+			WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+				return nil, errors.New("not watching")
+			},
+		}
+		return cache.NewSharedIndexInformer(lw, &v1.ConfigMap{}, resync, cache.Indexers{})
+	}
+	return frameworkruntime.Registry{
+		neverSyncedName: func(_ context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			h.SharedInformerFactory().InformerFor(&v1.ConfigMap{}, newInformer)
+			return neverSynced{}, nil
+		},
+	}
+}
+
 var _ = Describe("Profile set", func() {
+	It("answers a dry-run while an Apply waits for an informer that does not sync", func() {
+		listing := make(chan struct{}, 1)
+		release := make(chan struct{})
+		DeferCleanup(func() { close(release) })
+		h := startScheduler(scheduler.WithOutOfTreeRegistry(neverSyncedRegistry(listing, release)))
+		slow := uniqueName("set")
+		applyCtx, cancelApply := context.WithCancel(context.Background())
+		defer cancelApply()
+		applied := make(chan error, 1)
+		go func() {
+			_, err := h.sched.Apply(applyCtx, defaultProfile(slow, func(p *config.KubeSchedulerProfile) {
+				p.Plugins.Filter.Enabled = append(p.Plugins.Filter.Enabled, config.Plugin{Name: neverSyncedName})
+			}))
+			applied <- err
+		}()
+		Eventually(listing, 10*time.Second).Should(Receive(), "the Apply starts the informer")
+		Consistently(applied, 500*time.Millisecond).ShouldNot(Receive(), "the Apply waits for the informer to sync")
+
+		By("a dry-run of another profile answers at once")
+		start := time.Now()
+		validated := make(chan error, 1)
+		go func() {
+			_, err := h.sched.Validate(context.Background(), defaultProfile(uniqueName("set")))
+			validated <- err
+		}()
+		Eventually(validated, 5*time.Second).Should(Receive(BeNil()))
+		GinkgoWriter.Printf("Validate answered in %v while an Apply waited for informers\n", time.Since(start))
+		By("and so does a dry-run that fails, naming the plugin")
+		_, err := h.sched.Validate(context.Background(), defaultProfile(slow, func(p *config.KubeSchedulerProfile) {
+			p.Plugins.Filter.Enabled = append(p.Plugins.Filter.Enabled, config.Plugin{Name: "NoSuchPlugin"})
+		}))
+		Expect(err).To(MatchError(ContainSubstring("NoSuchPlugin")))
+		Expect(applied).NotTo(Receive(), "the Apply still waited when both dry-runs answered")
+		Expect(h.sched.Serving(slow)).To(BeFalse())
+
+		By("the Apply, once its caller stops waiting, serves anyway")
+		cancelApply()
+		Eventually(applied, 10*time.Second).Should(Receive(BeNil()))
+		Expect(h.sched.Serving(slow)).To(BeTrue())
+	})
+
 	It("reports what the framework runs, refuses a broken profile and keeps the previous one serving", func() {
 		h := startScheduler()
 		name := uniqueName("set")

@@ -31,8 +31,8 @@ const (
 	minFeasibleNodesPercentageToFind = 5
 )
 
-// ErrNoNodesAvailable is the failure when the cluster has no node.
-var ErrNoNodesAvailable = errors.New("no nodes available to schedule pods")
+// errNoNodesAvailable is the failure when the cluster has no node.
+var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
 
 var clearNominatedNode = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
 
@@ -178,7 +178,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleStat
 	if err == nil {
 		return result, nil
 	}
-	if errors.Is(err, ErrNoNodesAvailable) {
+	if errors.Is(err, errNoNodesAvailable) {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(err)
 	}
 	var fitError *framework.FitError
@@ -208,7 +208,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleStat
 func (s *Scheduler) schedulePod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduleResult, error) {
 	pod := podInfo.Pod
 	if s.snapshot.NumNodesInPlacement() == 0 {
-		return scheduleResult{}, ErrNoNodesAvailable
+		return scheduleResult{}, errNoNodesAvailable
 	}
 	feasible, diagnosis, nodeHint, err := s.findNodesThatFitPod(ctx, fw, state, podInfo)
 	if err != nil {

@@ -38,11 +38,23 @@ import (
 //
 // Goroutines: one scheduling loop (scheduleOne, which alone touches
 // nextStartNodeIndex and runs UpdateSnapshot), one binding goroutine per
-// assumed pod, the queue's two flushers, and informer handlers.
+// assumed pod, the queue's back-off and unschedulable loops, and informer handlers.
 //
-// Locks: applyMu serializes Apply, Validate and Remove; the live profile set
-// is an immutable map behind an atomic pointer, read once per cycle. The
-// cache and the queue have their own locks and survive every swap.
+// Locks, in the order they are taken (a lock is never taken while one
+// later in the list is held):
+//
+//	applyMu → buildMu
+//	applyMu → watchMu
+//	applyMu → queue's lock → nominator's lock
+//
+// applyMu serializes Apply and Remove (and shutdown), and is held while an
+// Apply waits, up to informerSyncTimeout, for informers to sync. buildMu
+// serializes framework builds, of Apply and of Validate alike, and is held
+// for the build alone, which waits for nothing: so Validate (admission's
+// dry-run) never waits for an Apply. buildMu and watchMu are never held
+// together. liveProfile.mu and the cache's lock are leaves. The live
+// profile set is an immutable map behind an atomic pointer, read once per
+// cycle without a lock. The cache and the queue survive every swap.
 type Scheduler struct {
 	client          kubernetes.Interface
 	informerFactory informers.SharedInformerFactory
@@ -68,7 +80,12 @@ type Scheduler struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	applyMu  sync.Mutex
+	// applyMu serializes Apply, Remove and shutdown.
+	applyMu sync.Mutex
+	// buildMu serializes framework builds: plugin constructors add
+	// indexers to the shared informers, and two builds adding the same
+	// index at once would conflict.
+	buildMu  sync.Mutex
 	profiles atomic.Pointer[profileMap]
 
 	watchMu  sync.Mutex
@@ -178,6 +195,7 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		cancel()
 		return nil, err
 	}
+	trackLive(s)
 	return s, nil
 }
 
@@ -283,10 +301,5 @@ func (s *Scheduler) shutdown(logger klog.Logger) {
 	for _, p := range *old {
 		p.retire(logger)
 	}
+	untrackLive(s)
 }
-
-// Queue exposes the scheduling queue (read-only use: tests, debugging).
-func (s *Scheduler) Queue() *queue.Queue { return s.queue }
-
-// Cache exposes the scheduler cache (read-only use: tests, debugging).
-func (s *Scheduler) Cache() internalcache.Cache { return s.cache }

@@ -26,7 +26,6 @@ import (
 
 	schedulingv1alpha1 "github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
-	"github.com/profile-scheduler/profile-scheduler/internal/metrics"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -166,7 +165,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 			},
 		}
 	}
-	if err := controllers.Setup(mgr, metrics.Instrument(sched), copts); err != nil {
+	if err := controllers.Setup(mgr, sched, copts); err != nil {
 		return nil, fmt.Errorf("setting up controllers: %w", err)
 	}
 

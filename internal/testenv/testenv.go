@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// AssetsEnv is the variable that overrides where the binaries are found.
-const AssetsEnv = "KUBEBUILDER_ASSETS"
+// assetsEnv is the variable that overrides where the binaries are found.
+const assetsEnv = "KUBEBUILDER_ASSETS"
 
 // RepoRoot walks up from the working directory to the directory holding go.mod.
 func RepoRoot() (string, error) {
@@ -32,10 +32,10 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// AssetsDir returns the directory holding kube-apiserver, etcd and kubectl:
+// assetsDir returns the directory holding kube-apiserver, etcd and kubectl:
 // $KUBEBUILDER_ASSETS when set, else bin/k8s under the repository root.
-func AssetsDir() (string, error) {
-	dir := os.Getenv(AssetsEnv)
+func assetsDir() (string, error) {
+	dir := os.Getenv(assetsEnv)
 	if dir == "" {
 		root, err := RepoRoot()
 		if err != nil {
@@ -45,14 +45,14 @@ func AssetsDir() (string, error) {
 	}
 	for _, b := range []string{"kube-apiserver", "etcd", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			return "", fmt.Errorf("%s not found in %s: run `make envtest-assets` (or set %s)", b, dir, AssetsEnv)
+			return "", fmt.Errorf("%s not found in %s: run `make envtest-assets` (or set %s)", b, dir, assetsEnv)
 		}
 	}
 	return dir, nil
 }
 
-// CRDDir returns config/crd/bases under the repository root.
-func CRDDir() (string, error) {
+// crdDir returns config/crd/bases under the repository root.
+func crdDir() (string, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return "", err
@@ -74,11 +74,11 @@ func WithAPIServerArg(key string, values ...string) Option {
 // New returns an environment on the local binaries with the project's CRDs
 // installed. Call Start on it, and Stop when done.
 func New(opts ...Option) (*envtest.Environment, error) {
-	assets, err := AssetsDir()
+	assets, err := assetsDir()
 	if err != nil {
 		return nil, err
 	}
-	crds, err := CRDDir()
+	crds, err := crdDir()
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,119 @@
 package queue
 
 import (
+	"context"
+	"time"
+
 	"k8s.io/kubernetes/pkg/scheduler/backend/heap"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
+
+const (
+	// DefaultPodInitialBackoff is the back-off after the first failed attempt.
+	DefaultPodInitialBackoff = time.Second
+	// DefaultPodMaxBackoff caps the back-off, which doubles per attempt.
+	DefaultPodMaxBackoff = 10 * time.Second
+
+	// maxBackoffWait bounds how long the back-off loop sleeps.
+	maxBackoffWait = time.Second
+)
+
+// backoffTimeLocked is when p may be retried. Errors back off by their own
+// count. It caches the expiry on p, which the caller's lock guards.
+func (q *Queue) backoffTimeLocked(p *framework.QueuedPodInfo) time.Time {
+	if q.maxBackoff == 0 {
+		return time.Time{}
+	}
+	count := p.UnschedulableCount
+	if p.ConsecutiveErrorsCount > 0 {
+		count = p.ConsecutiveErrorsCount
+	}
+	if count == 0 {
+		return time.Time{}
+	}
+	if p.BackoffExpiration.IsZero() {
+		p.BackoffExpiration = p.Timestamp.Add(q.backoffDuration(count))
+	}
+	return p.BackoffExpiration
+}
+
+// backoffDuration is the back-off after count failed attempts: the initial
+// back-off, doubled per attempt, capped at the maximum.
+func (q *Queue) backoffDuration(count int) time.Duration {
+	d := q.initialBackoff
+	for i := 1; i < count; i++ {
+		if d > q.maxBackoff/2 {
+			return q.maxBackoff
+		}
+		d *= 2
+	}
+	if d > q.maxBackoff {
+		return q.maxBackoff
+	}
+	return d
+}
+
+func (q *Queue) isBackingOffLocked(p *framework.QueuedPodInfo) bool {
+	return q.backoffTimeLocked(p).After(q.clock.Now())
+}
+
+// wakeBackoffLoop makes the back-off loop look at the heap's head again.
+func (q *Queue) wakeBackoffLoop() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// backoffLoop moves pods whose back-off ended to the active heaps. It
+// sleeps until the head's back-off ends, at most maxBackoffWait, or until a
+// pod enters back-off.
+func (q *Queue) backoffLoop(ctx context.Context) {
+	for {
+		q.lock.Lock()
+		wait := maxBackoffWait
+		if head, ok := q.backoff.peek(); ok {
+			if d := q.backoffTimeLocked(head).Sub(q.clock.Now()); d < wait {
+				wait = d
+			}
+		}
+		q.lock.Unlock()
+		if wait > 0 {
+			t := q.clock.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-q.wake:
+				t.Stop()
+				continue
+			case <-t.C():
+			}
+		}
+		q.flushBackoffCompleted(ctx)
+	}
+}
+
+func (q *Queue) flushBackoffCompleted(ctx context.Context) {
+	q.lock.Lock()
+	defer q.lock.Unlock()
+	defer q.countGatedLocked()
+	for {
+		head, ok := q.backoff.peek()
+		if !ok || q.isBackingOffLocked(head) {
+			return
+		}
+		_, _ = q.backoff.pop()
+		q.moveToActiveLocked(ctx, head, framework.BackoffComplete)
+	}
+}
 
 // backoffQueue holds the pods waiting out a back-off, as upstream keeps
 // them: pods a plugin rejected in one heap, which Pop may take before their
 // back-off ends when no pod is active (SchedulerPopFromBackoffQ), and pods
 // whose attempt failed with an error in another, which always wait. Both
-// are ordered by back-off expiry. A pod is in at most one of them.
+// are ordered by back-off expiry. A pod is in at most one of them. It has
+// no lock of its own: Queue.lock guards it.
 type backoffQueue struct {
 	less          func(a, b *framework.QueuedPodInfo) bool
 	unschedulable *heap.Heap[*framework.QueuedPodInfo]

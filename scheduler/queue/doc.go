@@ -12,6 +12,29 @@
 // says so; a periodic flush retries pods left too long. The queue also
 // implements the framework's PodNominator and PodActivator.
 //
+// Layout, one mechanism per file, as upstream's backend/queue:
+//   - queue.go: the Queue, its lock and options; Add, Update, Delete and
+//     Pop, which picks across the profiles' active heaps.
+//   - profiles.go: the per-profile part (SetProfile, RemoveProfile) and the
+//     queueing hints built from a framework's EnqueueExtensions.
+//   - inflight.go: pods between Pop and the end of their cycle, and the
+//     cluster events recorded meanwhile.
+//   - requeue.go: the ways back (AddUnschedulableIfNotPresent,
+//     MoveAllToActiveOrBackoffQueue, Activate, the unschedulable flush);
+//     queueing hints decide where a pod goes, and PreEnqueue plugins admit
+//     it to the active heap or gate it.
+//   - backoff.go: back-off timing, the back-off heaps and the loop that
+//     moves pods out when their back-off ends.
+//   - nominator.go: nominated pods per node (fwk.PodNominator).
+//
+// Locking: one mutex, Queue.lock, guards every sub-queue; the nominator has
+// its own lock, always taken after Queue.lock. A method whose name ends in
+// Locked expects the caller to hold Queue.lock. Methods that log or run
+// plugins take a context.Context, whose logger they use and which
+// PreEnqueue plugins receive; the framework's interfaces (Activate,
+// AddNominatedPod, …) keep their logger parameters.
+//
 // It must never hold a pod whose schedulerName no profile serves: Add ignores
-// such pods and RemoveProfile drops every pod of the removed profile.
+// such pods and RemoveProfile drops every pod of the removed profile. It
+// never calls the API server.
 package queue

@@ -15,7 +15,8 @@ import (
 // lower or equal priority pods treat them as already placed there.
 //
 // It stores its own copies of PodInfo and never mutates them, so readers may
-// use them without a lock. Lock order: Queue.lock, then nominator.lock.
+// use them without a lock. Lock order: Queue.lock, then nominator.lock;
+// the Queue's PodNominator methods take nominator.lock alone.
 type nominator struct {
 	lock      sync.RWMutex
 	podLister listersv1.PodLister
@@ -120,8 +121,20 @@ func (n *nominator) forNode(nodeName string) []fwk.PodInfo {
 	return out
 }
 
-func (n *nominator) nominatedNode(uid types.UID) string {
-	n.lock.RLock()
-	defer n.lock.RUnlock()
-	return n.podToNode[uid]
+// AddNominatedPod implements fwk.PodNominator.
+func (q *Queue) AddNominatedPod(logger klog.Logger, pi fwk.PodInfo, nominatingInfo *fwk.NominatingInfo) {
+	q.nominator.add(logger, pi, nominatingInfo)
+}
+
+// DeleteNominatedPodIfExists implements fwk.PodNominator.
+func (q *Queue) DeleteNominatedPodIfExists(pod *v1.Pod) { q.nominator.delete(pod) }
+
+// UpdateNominatedPod implements fwk.PodNominator.
+func (q *Queue) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo fwk.PodInfo) {
+	q.nominator.update(logger, oldPod, newPodInfo)
+}
+
+// NominatedPodsForNode implements fwk.PodNominator.
+func (q *Queue) NominatedPodsForNode(nodeName string) []fwk.PodInfo {
+	return q.nominator.forNode(nodeName)
 }

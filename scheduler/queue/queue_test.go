@@ -119,7 +119,7 @@ var (
 func rejectByNodeWaiter(t *testing.T, q *Queue, p *framework.QueuedPodInfo) {
 	t.Helper()
 	p.UnschedulablePlugins = sets.New(nodeWaiterName)
-	if err := q.AddUnschedulableIfNotPresent(klog.Background(), p); err != nil {
+	if err := q.AddUnschedulableIfNotPresent(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -138,25 +138,25 @@ func TestFailedPodBacksOffLongerEachTime(t *testing.T) {
 	g := NewWithT(t)
 	clk := testingclock.NewFakeClock(time.Now())
 	q := newQueue(t, clk, "a")
-	logger := klog.Background()
+	ctx := context.Background()
 	g.Expect(q.Add(context.Background(), pod("p", "a", 0))).To(BeTrue())
 	for attempt, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		p := popNow(t, q)
 		g.Expect(p).NotTo(BeNil(), "attempt %d", attempt)
 		// An error (no rejecting plugin) goes straight to back-off.
 		p.UnschedulablePlugins = sets.New[string]()
-		g.Expect(q.AddUnschedulableIfNotPresent(logger, p)).To(Succeed())
+		g.Expect(q.AddUnschedulableIfNotPresent(ctx, p)).To(Succeed())
 		_, backoff, _ := q.Pending()
 		g.Expect(backoff).To(HaveLen(1))
 		info, _ := q.Get(p.Pod)
 		g.Expect(info.BackoffExpiration.Sub(info.Timestamp)).To(Equal(want))
 
 		clk.Step(want - time.Millisecond)
-		q.flushBackoffCompleted(logger)
+		q.flushBackoffCompleted(ctx)
 		active, _, _ := q.Pending()
 		g.Expect(active).To(BeEmpty(), "still backing off")
 		clk.Step(time.Millisecond)
-		q.flushBackoffCompleted(logger)
+		q.flushBackoffCompleted(ctx)
 		active, _, _ = q.Pending()
 		g.Expect(active).To(HaveLen(1))
 	}
@@ -211,23 +211,23 @@ func TestClusterEventMovesOnlyPodsItMayHelp(t *testing.T) {
 	g := NewWithT(t)
 	clk := testingclock.NewFakeClock(time.Now())
 	q := newQueue(t, clk, "a")
-	logger := klog.Background()
+	ctx := context.Background()
 	q.Add(context.Background(), pod("p", "a", 0))
 	rejectByNodeWaiter(t, q, popNow(t, q))
 	_, _, unsched := q.Pending()
 	g.Expect(unsched).To(HaveLen(1))
 
 	// An assigned pod appearing is of no interest to NodeWaiter.
-	q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, pod("other", "x", 0), nil)
+	q.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodAdd, nil, pod("other", "x", 0), nil)
 	_, _, unsched = q.Pending()
 	g.Expect(unsched).To(HaveLen(1))
 	// A node the hint rejects does not move it either.
-	q.MoveAllToActiveOrBackoffQueue(logger, nodeAdd, nil, &v1.Node{}, nil)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, &v1.Node{}, nil)
 	_, _, unsched = q.Pending()
 	g.Expect(unsched).To(HaveLen(1))
 	// A useful node does; after its back-off it is active.
 	clk.Step(2 * time.Second)
-	q.MoveAllToActiveOrBackoffQueue(logger, nodeAdd, nil, usefulNode, nil)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, usefulNode, nil)
 	active, _, _ := q.Pending()
 	g.Expect(active).To(HaveLen(1))
 }
@@ -239,7 +239,7 @@ func TestEventDuringTheCycleRequeuesTheFailedPod(t *testing.T) {
 	q.Add(context.Background(), pod("p", "a", 0))
 	p := popNow(t, q)
 	// The node arrives while p is being scheduled.
-	q.MoveAllToActiveOrBackoffQueue(klog.Background(), nodeAdd, nil, usefulNode, nil)
+	q.MoveAllToActiveOrBackoffQueue(context.Background(), nodeAdd, nil, usefulNode, nil)
 	rejectByNodeWaiter(t, q, p)
 	_, backoff, unsched := q.Pending()
 	g.Expect(unsched).To(BeEmpty())
@@ -265,7 +265,7 @@ func TestIdlePopTakesARejectedPodFromBackoff(t *testing.T) {
 	clk := testingclock.NewFakeClock(time.Now())
 	q := newQueue(t, clk, "a")
 	g.Expect(q.popFromBackoff).To(BeTrue(), "the feature gate is on by default")
-	logger := klog.Background()
+	ctx := context.Background()
 
 	q.Add(context.Background(), pod("rejected", "a", 0))
 	q.Add(context.Background(), pod("errored", "a", 0))
@@ -274,9 +274,9 @@ func TestIdlePopTakesARejectedPodFromBackoff(t *testing.T) {
 	// A useful node arrives while both are in flight: the rejected pod
 	// goes to back-off instead of the unschedulable set; the errored one
 	// goes to back-off anyway.
-	q.MoveAllToActiveOrBackoffQueue(logger, nodeAdd, nil, usefulNode, nil)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, usefulNode, nil)
 	rejectByNodeWaiter(t, q, rejected)
-	g.Expect(q.AddUnschedulableIfNotPresent(logger, errored)).To(Succeed())
+	g.Expect(q.AddUnschedulableIfNotPresent(ctx, errored)).To(Succeed())
 	_, backoff, _ := q.Pending()
 	g.Expect(backoff).To(HaveLen(2))
 
@@ -290,6 +290,6 @@ func TestIdlePopTakesARejectedPodFromBackoff(t *testing.T) {
 	g.Expect(popNow(t, q)).To(BeNil(), "the errored pod waits out its back-off")
 
 	clk.Step(time.Second)
-	q.flushBackoffCompleted(logger)
+	q.flushBackoffCompleted(ctx)
 	g.Expect(popNow(t, q).Pod.Name).To(Equal("errored"))
 }

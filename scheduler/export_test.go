@@ -6,7 +6,16 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
+
+// Queue exposes the scheduling queue to the tests.
+func (s *Scheduler) Queue() *queue.Queue { return s.queue }
+
+// Cache exposes the scheduler cache to the tests.
+func (s *Scheduler) Cache() internalcache.Cache { return s.cache }
 
 // DefaultProfile returns upstream's default profile (v1 defaulting through
 // the upstream scheme, converted to the internal type) serving

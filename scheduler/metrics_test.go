@@ -1,0 +1,104 @@
+package scheduler
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// newUnstartedScheduler returns a scheduler over a fake clientset that is
+// never started: Apply builds and swaps frameworks without informers.
+func newUnstartedScheduler(t *testing.T) *Scheduler {
+	t.Helper()
+	cs := fake.NewClientset()
+	s, err := New(cs, informers.NewSharedInformerFactory(cs, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.shutdown(klog.Background()) })
+	return s
+}
+
+func testProfile(t *testing.T, name string, mutate ...func(*config.KubeSchedulerProfile)) Profile {
+	t.Helper()
+	p, err := DefaultProfile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mutate {
+		m(&p)
+	}
+	return Profile{Config: p}
+}
+
+func withFilter(name string) func(*config.KubeSchedulerProfile) {
+	return func(p *config.KubeSchedulerProfile) {
+		p.Plugins.Filter.Enabled = append(p.Plugins.Filter.Enabled, config.Plugin{Name: name})
+	}
+}
+
+func TestSwapMetricsAndActiveProfiles(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	s := newUnstartedScheduler(t)
+	before := testutil.ToFloat64(activeProfiles)
+
+	for range 3 {
+		_, err := s.Apply(ctx, testProfile(t, "m-pack"))
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	_, err := s.Apply(ctx, testProfile(t, "m-spread"))
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = s.Apply(ctx, testProfile(t, "m-bad", withFilter("Nope")))
+	g.Expect(err).To(MatchError(ContainSubstring(`"Nope" does not exist`)))
+	_, err = s.Validate(ctx, testProfile(t, "m-dry"))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	g.Expect(testutil.ToFloat64(profileSwaps.WithLabelValues("m-pack"))).To(Equal(3.0))
+	g.Expect(testutil.ToFloat64(profileSwaps.WithLabelValues("m-spread"))).To(Equal(1.0))
+	g.Expect(testutil.ToFloat64(profileSwaps.WithLabelValues("m-bad"))).To(BeZero(), "a failed build is no swap")
+	g.Expect(testutil.ToFloat64(profileSwaps.WithLabelValues("m-dry"))).To(BeZero(), "a dry-run is no swap")
+	g.Expect(histogramCount(t, "m-pack", "swapped")).To(BeEquivalentTo(3))
+	g.Expect(histogramCount(t, "m-spread", "swapped")).To(BeEquivalentTo(1))
+	g.Expect(histogramCount(t, "m-bad", "failed")).To(BeEquivalentTo(1))
+	g.Expect(histogramCount(t, "m-dry", "swapped") + histogramCount(t, "m-dry", "failed")).To(BeZero())
+
+	g.Expect(testutil.ToFloat64(activeProfiles) - before).To(Equal(2.0))
+	g.Expect(s.Remove(ctx, "m-pack")).To(BeTrue())
+	g.Expect(testutil.ToFloat64(activeProfiles) - before).To(Equal(1.0))
+	g.Expect(s.Remove(ctx, "m-pack")).To(BeFalse())
+	g.Expect(testutil.ToFloat64(activeProfiles) - before).To(Equal(1.0))
+
+	s.shutdown(klog.Background())
+	g.Expect(testutil.ToFloat64(activeProfiles)).To(Equal(before), "a stopped scheduler serves nothing")
+}
+
+func histogramCount(t *testing.T, profile, result string) uint64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != "profile_scheduler_profile_swap_duration_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["profile"] == profile && labels["result"] == result {
+				return m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return 0
+}
