@@ -192,8 +192,10 @@ var _ = Describe("Out-of-tree plugins and pluginConfig", func() {
 		Expect(sp.Status.Plugins).To(ContainElement(v1alpha1.ExtensionPointPlugins{
 			ExtensionPoint: "Score", Plugins: []v1alpha1.EffectivePlugin{{Name: pinNodeName, Weight: 1}},
 		}))
+		// The pods request nothing: pods other specs left bound may fill
+		// node-3's CPU, and then it would not be feasible, whatever its score.
 		for i := range 2 {
-			Expect(boundNode(createPod(ns, fmt.Sprintf("pinned-%d", i), "oot-pin"), timeout)).To(Equal("node-3"))
+			Expect(boundNode(createPod(ns, fmt.Sprintf("pinned-%d", i), "oot-pin", requestingNothing), timeout)).To(Equal("node-3"))
 		}
 		deletePods(ns)
 		deleteProfile("oot-pin")

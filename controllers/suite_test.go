@@ -277,6 +277,14 @@ func createNamespace(prefix string) string {
 
 type podOption func(*corev1.Pod)
 
+// requestingNothing drops the pod's resource requests, so it fits a node
+// whatever other specs left bound there.
+func requestingNothing(p *corev1.Pod) {
+	for i := range p.Spec.Containers {
+		p.Spec.Containers[i].Resources = corev1.ResourceRequirements{}
+	}
+}
+
 func onPool(pool string) podOption {
 	return func(p *corev1.Pod) {
 		p.Spec.NodeSelector = map[string]string{"pool": pool}
