@@ -53,3 +53,32 @@ const (
 	// entry for a plugin it does not run (its args are not used).
 	EventUnusedPluginConfig = "UnusedPluginConfig"
 )
+
+// SchedulingReview condition types.
+const (
+	// ConditionComplete is True once a review is answered.
+	ConditionComplete = "Complete"
+	// ConditionFailed is True when a review cannot be answered; the
+	// message names the field at fault.
+	ConditionFailed = "Failed"
+)
+
+// SchedulingReview condition reasons.
+const (
+	// ReasonAnswered: the review was evaluated.
+	ReasonAnswered = "Answered"
+	// ReasonPodNotFound: spec.podName names no pod of the namespace.
+	ReasonPodNotFound = "PodNotFound"
+	// ReasonInvalidPodTemplate: spec.podTemplate cannot be decoded.
+	ReasonInvalidPodTemplate = "InvalidPodTemplate"
+	// ReasonProfileNotFound: spec.profile names no SchedulerProfile.
+	ReasonProfileNotFound = "ProfileNotFound"
+	// ReasonProfileNotServing: the profile (or the pod's schedulerName)
+	// has no generation serving.
+	ReasonProfileNotServing = "ProfileNotServing"
+	// ReasonInvalidReview: the spec combines fields that do not go
+	// together.
+	ReasonInvalidReview = "InvalidReview"
+	// ReasonEvaluationFailed: the pipeline returned an error.
+	ReasonEvaluationFailed = "EvaluationFailed"
+)

@@ -1,5 +1,6 @@
-// Package v1alpha1 contains the API of profile-scheduler: SchedulerProfile and
-// ExtenderConfig, group scheduling.profilescheduler.io, version v1alpha1.
+// Package v1alpha1 contains the API of profile-scheduler: SchedulerProfile,
+// ExtenderConfig and SchedulingReview, group scheduling.profilescheduler.io,
+// version v1alpha1.
 //
 // +kubebuilder:object:generate=true
 // +groupName=scheduling.profilescheduler.io

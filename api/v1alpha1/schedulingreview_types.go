@@ -1,0 +1,310 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SchedulingReviewSpec asks where a pod would go, and why not elsewhere.
+//
+// Explain mode names one pod (spec.podName, a pod of the review's
+// namespace, or spec.podTemplate, a pod as if created now). What-if mode
+// (spec.pendingPods) places every pending pod of a schedulerName in queue
+// order. Either mode evaluates with the serving generation of a
+// SchedulerProfile (spec.profile, or the one serving the pod's
+// schedulerName) or with a draft profile (spec.profileSpec) that is built
+// for the review only and never serves.
+// +kubebuilder:validation:XValidation:rule="has(self.pendingPods) && self.pendingPods ? !has(self.podName) && !has(self.podTemplate) : has(self.podName) != has(self.podTemplate)",message="exactly one of spec.podName and spec.podTemplate must be set (neither with spec.pendingPods)"
+// +kubebuilder:validation:XValidation:rule="!has(self.profile) || !has(self.profileSpec)",message="at most one of spec.profile and spec.profileSpec may be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.pendingPods) || !self.pendingPods || has(self.profile) || has(self.profileSpec)",message="spec.pendingPods needs spec.profile or spec.profileSpec"
+// +kubebuilder:validation:XValidation:rule="!has(self.profileSpec) || !has(self.pendingPods) || !self.pendingPods || has(self.schedulerName) || has(self.profileSpec.schedulerName)",message="spec.pendingPods with spec.profileSpec needs spec.schedulerName or spec.profileSpec.schedulerName"
+type SchedulingReviewSpec struct {
+	// PodName is a pod in the review's namespace, pending or not.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	PodName string `json:"podName,omitempty"`
+
+	// PodTemplate is a pod evaluated as if it were created now in the
+	// review's namespace.
+	// +optional
+	PodTemplate *ReviewPodTemplate `json:"podTemplate,omitempty"`
+
+	// Profile names the SchedulerProfile whose serving generation evaluates
+	// the pod. Unset: the profile serving the pod's schedulerName.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Profile string `json:"profile,omitempty"`
+
+	// ProfileSpec is a draft profile, built with the same conversion,
+	// defaulting, validation and framework build as a SchedulerProfile,
+	// used for this review only and closed afterwards.
+	// +optional
+	ProfileSpec *SchedulerProfileSpec `json:"profileSpec,omitempty"`
+
+	// PendingPods turns on what-if mode: every pending pod of
+	// SchedulerName is placed in queue order on a private copy of the
+	// snapshot, each placed pod assumed for the next.
+	// +optional
+	PendingPods bool `json:"pendingPods,omitempty"`
+
+	// SchedulerName selects the pending pods of what-if mode. Defaults to
+	// the schedulerName of the profile (or of the draft).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// MaxNodes bounds the feasible nodes listed with their scores and the
+	// node names listed per rejection reason; the rest are counted.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=500
+	MaxNodes *int32 `json:"maxNodes,omitempty"`
+
+	// TTLSecondsAfterFinished is how long a finished review is kept before
+	// the operator deletes it.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// ReviewPodTemplate is a pod that does not exist yet.
+type ReviewPodTemplate struct {
+	// Labels of the pod (affinity and spreading select on them).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations of the pod.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// Spec is a core/v1 PodSpec. Its schema is not repeated here; the
+	// operator decodes it.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Spec corev1.PodSpec `json:"spec"`
+}
+
+// SchedulingReviewStatus is the answer, written once.
+type SchedulingReviewStatus struct {
+	// ObservedGeneration is the generation that was answered.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Complete (answered) or Failed (not answerable; the
+	// message names the field at fault).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Profile is the SchedulerProfile evaluated with; empty for a draft.
+	// +optional
+	Profile string `json:"profile,omitempty"`
+	// ProfileGeneration is the generation of Profile that served.
+	// +optional
+	ProfileGeneration int64 `json:"profileGeneration,omitempty"`
+	// Draft is true when spec.profileSpec was evaluated.
+	// +optional
+	Draft bool `json:"draft,omitempty"`
+	// SchedulerName of the framework used.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// SnapshotNodes is the number of nodes in the snapshot evaluated on.
+	// +optional
+	SnapshotNodes int32 `json:"snapshotNodes,omitempty"`
+	// CompletionTime is when the review was answered.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// Result answers explain mode.
+	// +optional
+	Result *PodReviewResult `json:"result,omitempty"`
+	// WhatIf answers what-if mode.
+	// +optional
+	WhatIf *WhatIfResult `json:"whatIf,omitempty"`
+}
+
+// PodReviewResult is what one scheduling cycle would decide for a pod.
+type PodReviewResult struct {
+	// Pod is namespace/name (or the template's namespace/<template>).
+	Pod string `json:"pod"`
+	// SelectedNode is the node the cycle would pick; empty when none fits.
+	// +optional
+	SelectedNode string `json:"selectedNode,omitempty"`
+	// Message is, when no node fits, the message of the FailedScheduling
+	// event the cycle would write, byte for byte.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// FeasibleNodes counts the nodes that pass every filter and extender.
+	FeasibleNodes int32 `json:"feasibleNodes"`
+	// Nodes are the best feasible nodes with their scores, in the order the
+	// cycle ranks them, at most spec.maxNodes.
+	// +optional
+	Nodes []NodeScore `json:"nodes,omitempty"`
+	// UnlistedFeasibleNodes counts the feasible nodes not in Nodes.
+	// +optional
+	UnlistedFeasibleNodes int32 `json:"unlistedFeasibleNodes,omitempty"`
+	// Rejected groups the nodes that do not fit by plugin (or extender)
+	// and reason.
+	// +optional
+	Rejected []RejectedNodes `json:"rejected,omitempty"`
+	// Sampling says which nodes the real cycle would have evaluated.
+	// +optional
+	Sampling *Sampling `json:"sampling,omitempty"`
+	// Preemption is what DefaultPreemption would do when no node fits
+	// (dry run: no victim is touched).
+	// +optional
+	Preemption *PreemptionResult `json:"preemption,omitempty"`
+}
+
+// NodeScore is one feasible node and its scores.
+type NodeScore struct {
+	// Node name.
+	Node string `json:"node"`
+	// Rank is 1 for the node the cycle picks.
+	Rank int32 `json:"rank"`
+	// Scores per score plugin (and prioritizing extender), in the
+	// framework's order.
+	// +optional
+	Scores []PluginScore `json:"scores,omitempty"`
+	// TotalScore is the sum of the weighted scores.
+	TotalScore int64 `json:"totalScore"`
+	// NotSampled is true when the real cycle, which stops at
+	// Sampling.NumFeasibleNodesToFind feasible nodes, would not have
+	// reached this node from its current start.
+	// +optional
+	NotSampled bool `json:"notSampled,omitempty"`
+}
+
+// PluginScore is one plugin's score of one node.
+type PluginScore struct {
+	// Plugin (or extender) name.
+	Plugin string `json:"plugin"`
+	// Raw is Score's result before NormalizeScore (plugins only).
+	// +optional
+	Raw *int64 `json:"raw,omitempty"`
+	// Normalized is the score after NormalizeScore (plugins only).
+	// +optional
+	Normalized *int64 `json:"normalized,omitempty"`
+	// Weight of the plugin in the profile.
+	// +optional
+	Weight int32 `json:"weight,omitempty"`
+	// Weighted is what the plugin adds to the total.
+	Weighted int64 `json:"weighted"`
+}
+
+// RejectedNodes are nodes one plugin rejected for one reason.
+type RejectedNodes struct {
+	// Plugin (or extender, by URL prefix) that rejected them; empty when a
+	// PreFilter result excluded them.
+	// +optional
+	Plugin string `json:"plugin,omitempty"`
+	// Reason as the plugin gave it.
+	Reason string `json:"reason"`
+	// Unresolvable is true when preemption cannot help on these nodes
+	// (UnschedulableAndUnresolvable).
+	// +optional
+	Unresolvable bool `json:"unresolvable,omitempty"`
+	// Count of nodes.
+	Count int32 `json:"count"`
+	// Nodes lists at most spec.maxNodes of them.
+	// +optional
+	Nodes []string `json:"nodes,omitempty"`
+}
+
+// Sampling describes percentageOfNodesToScore for the real cycle.
+type Sampling struct {
+	// NumFeasibleNodesToFind is where the real cycle stops searching.
+	NumFeasibleNodesToFind int32 `json:"numFeasibleNodesToFind"`
+	// StartNode is where the next real cycle starts searching.
+	// +optional
+	StartNode string `json:"startNode,omitempty"`
+	// AllNodes is true when the real cycle would evaluate every node.
+	// +optional
+	AllNodes bool `json:"allNodes,omitempty"`
+}
+
+// PreemptionResult is DefaultPreemption's dry-run answer.
+type PreemptionResult struct {
+	// Node the preemptor would be nominated to; empty when preemption
+	// does not help.
+	// +optional
+	Node string `json:"node,omitempty"`
+	// Victims (namespace/name) that would be evicted.
+	// +optional
+	Victims []string `json:"victims,omitempty"`
+	// Message as the PostFilter would report it.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// WhatIfResult is the answer of what-if mode.
+type WhatIfResult struct {
+	// PendingPods counts the pending pods evaluated.
+	PendingPods int32 `json:"pendingPods"`
+	// Placed counts those that would be placed.
+	Placed int32 `json:"placed"`
+	// Pods of the review's namespace, in queue order, at most 500; pods of
+	// other namespaces are only counted.
+	// +optional
+	Pods []WhatIfPod `json:"pods,omitempty"`
+}
+
+// WhatIfPod is one pod's outcome in what-if mode.
+type WhatIfPod struct {
+	// Pod is namespace/name.
+	Pod string `json:"pod"`
+	// Node it would be placed on.
+	// +optional
+	Node string `json:"node,omitempty"`
+	// Message says why it would stay pending.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=sr,categories=scheduling
+// +kubebuilder:printcolumn:name="Pod",type=string,JSONPath=`.spec.podName`
+// +kubebuilder:printcolumn:name="Node",type=string,JSONPath=`.status.result.selectedNode`
+// +kubebuilder:printcolumn:name="Complete",type=string,JSONPath=`.status.conditions[?(@.type=="Complete")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Failed")].reason`,priority=10
+// +kubebuilder:printcolumn:name="Profile",type=string,JSONPath=`.status.profile`,priority=10
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// SchedulingReview asks the scheduler where a pod would go and why, on a
+// snapshot of the live cluster, without changing anything.
+type SchedulingReview struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   SchedulingReviewSpec   `json:"spec,omitempty"`
+	Status SchedulingReviewStatus `json:"status,omitempty"`
+}
+
+// Finished reports whether the review was answered (Complete or Failed).
+func (r *SchedulingReview) Finished() bool {
+	for _, c := range r.Status.Conditions {
+		if (c.Type == ConditionComplete || c.Type == ConditionFailed) && c.Status == metav1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// +kubebuilder:object:root=true
+
+// SchedulingReviewList is a list of SchedulingReview.
+type SchedulingReviewList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SchedulingReview `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SchedulingReview{}, &SchedulingReviewList{})
+}
