@@ -205,7 +205,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	if err == nil {
 		return
 	}
-	msg := truncateMessage(errMsg)
+	msg := failedSchedulingMessage(status)
 	fw.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	if err := updatePod(ctx, s.client, pod, &v1.PodCondition{
 		Type:               v1.PodScheduled,
@@ -216,6 +216,12 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	}, nominatingInfo); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Error updating pod")
 	}
+}
+
+// failedSchedulingMessage is the note of the FailedScheduling event for a
+// failed cycle's status (reviews report the same text).
+func failedSchedulingMessage(status *fwk.Status) string {
+	return truncateMessage(status.Message())
 }
 
 func truncateMessage(message string) string {

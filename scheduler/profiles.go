@@ -37,8 +37,10 @@ type profileMap map[string]*liveProfile
 // leaf lock: nothing else is taken while it is held (close runs after it is
 // released).
 type liveProfile struct {
-	fw        framework.Framework
-	applied   Applied
+	fw      framework.Framework
+	applied Applied
+	// profile it was built from (reviews build their own framework from it).
+	profile   Profile
 	events    []fwk.ClusterEvent
 	cancel    context.CancelFunc
 	informers *frameworkInformers
@@ -269,6 +271,7 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	}
 	lp := &liveProfile{
 		fw:        fw,
+		profile:   p,
 		cancel:    cancel,
 		informers: fi,
 		applied: Applied{

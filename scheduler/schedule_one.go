@@ -17,6 +17,7 @@ import (
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -205,6 +206,11 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleStat
 	return scheduleResult{nominatingInfo: nominatingInfo}, fwk.NewStatus(fwk.Unschedulable).WithError(err)
 }
 
+// newFitError is the error of a cycle that found no feasible node.
+func newFitError(pod *v1.Pod, numAllNodes int, diagnosis framework.Diagnosis) *framework.FitError {
+	return &framework.FitError{Pod: pod, NumAllNodes: numAllNodes, Diagnosis: diagnosis}
+}
+
 func (s *Scheduler) schedulePod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduleResult, error) {
 	pod := podInfo.Pod
 	if s.snapshot.NumNodesInPlacement() == 0 {
@@ -215,11 +221,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fw framework.Framework, sta
 		return scheduleResult{}, err
 	}
 	if len(feasible) == 0 {
-		return scheduleResult{}, &framework.FitError{
-			Pod:         pod,
-			NumAllNodes: s.snapshot.NumNodesInPlacement(),
-			Diagnosis:   diagnosis,
-		}
+		return scheduleResult{}, newFitError(pod, s.snapshot.NumNodesInPlacement(), diagnosis)
 	}
 	batching := utilfeature.DefaultFeatureGate.Enabled(features.OpportunisticBatching)
 	if len(feasible) == 1 {
@@ -248,24 +250,10 @@ func (s *Scheduler) schedulePod(ctx context.Context, fw framework.Framework, sta
 // findNodesThatFitPod runs PreFilter, Filter (in parallel, from a rotating
 // start index, stopping at numFeasibleNodesToFind) and the extenders' filter.
 func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) ([]fwk.NodeInfo, framework.Diagnosis, string, error) {
-	logger := klog.FromContext(ctx)
-	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
-	allNodes, err := s.snapshot.ListNodesInPlacement()
-	if err != nil {
-		return nil, diagnosis, "", err
-	}
 	pod := podInfo.Pod
-	preRes, st, unschedulablePlugins := fw.RunPreFilterPlugins(ctx, state, pod)
-	diagnosis.UnschedulablePlugins = unschedulablePlugins
-	if !st.IsSuccess() {
-		if !st.IsRejected() {
-			return nil, diagnosis, "", st.AsError()
-		}
-		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
-		diagnosis.PreFilterMsg = st.Message()
-		logger.V(5).Info("Status after running PreFilter plugins for pod", "status", st.Message())
-		diagnosis.AddPluginStatus(st)
-		return nil, diagnosis, "", nil
+	nodes, allNodes, diagnosis, err := runPreFilter(ctx, fw, state, pod, s.snapshot)
+	if err != nil || nodes == nil {
+		return nil, diagnosis, "", err
 	}
 
 	var nodeHint string
@@ -283,19 +271,9 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fw framework.Framew
 		}
 	}
 
-	nodes := allNodes
-	if !preRes.AllNodes() {
-		nodes = make([]fwk.NodeInfo, 0, len(preRes.NodeNames))
-		for name := range preRes.NodeNames {
-			if ni, err := s.snapshot.GetNodeInPlacement(name); err == nil {
-				nodes = append(nodes, ni)
-			}
-		}
-		diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedulablePlugins))))
-	}
 	feasible, err := s.findNodesThatPassFilters(ctx, fw, state, pod, &diagnosis, nodes)
 	processed := len(feasible) + diagnosis.NodeToStatus.Len()
-	s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(allNodes)
+	s.nextStartNodeIndex.Store(int64((int(s.nextStartNodeIndex.Load()) + processed) % len(allNodes)))
 	if err != nil {
 		return nil, diagnosis, nodeHint, err
 	}
@@ -311,6 +289,42 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fw framework.Framew
 		diagnosis.UnschedulablePlugins.Insert(framework.ExtenderName)
 	}
 	return afterExtenders, diagnosis, nodeHint, nil
+}
+
+// runPreFilter runs the PreFilter plugins and returns the nodes Filter
+// must look at (all nodes of the snapshot, or those a PreFilterResult
+// names), and all nodes. nodes is nil when PreFilter rejected the pod; the
+// diagnosis then says why. A review runs it on its own snapshot.
+func runPreFilter(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, snapshot *internalcache.Snapshot) (nodes, allNodes []fwk.NodeInfo, diagnosis framework.Diagnosis, err error) {
+	logger := klog.FromContext(ctx)
+	diagnosis = framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	allNodes, err = snapshot.ListNodesInPlacement()
+	if err != nil {
+		return nil, nil, diagnosis, err
+	}
+	preRes, st, unschedulablePlugins := fw.RunPreFilterPlugins(ctx, state, pod)
+	diagnosis.UnschedulablePlugins = unschedulablePlugins
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, allNodes, diagnosis, st.AsError()
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
+		diagnosis.PreFilterMsg = st.Message()
+		logger.V(5).Info("Status after running PreFilter plugins for pod", "status", st.Message())
+		diagnosis.AddPluginStatus(st)
+		return nil, allNodes, diagnosis, nil
+	}
+	if preRes.AllNodes() {
+		return allNodes, allNodes, diagnosis, nil
+	}
+	nodes = make([]fwk.NodeInfo, 0, len(preRes.NodeNames))
+	for name := range preRes.NodeNames {
+		if ni, err := snapshot.GetNodeInPlacement(name); err == nil {
+			nodes = append(nodes, ni)
+		}
+	}
+	diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedulablePlugins))))
+	return nodes, allNodes, diagnosis, nil
 }
 
 func (s *Scheduler) evaluateNominatedNode(ctx context.Context, pod *v1.Pod, fw framework.Framework, state fwk.CycleState, nodeHint string, diagnosis framework.Diagnosis) ([]fwk.NodeInfo, error) {
@@ -354,15 +368,22 @@ func hasExtenderFilters(fw framework.Framework) bool {
 }
 
 func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []fwk.NodeInfo) ([]fwk.NodeInfo, error) {
-	numAllNodes := len(nodes)
-	numNodesToFind := s.numFeasibleNodesToFind(fw.PercentageOfNodesToScore(), int32(numAllNodes))
+	numNodesToFind := s.numFeasibleNodesToFind(fw.PercentageOfNodesToScore(), int32(len(nodes)))
 	if !hasExtenderFilters(fw) && !hasScoring(fw) {
 		numNodesToFind = 1
 	}
+	return filterNodes(ctx, fw, state, pod, diagnosis, nodes, int(s.nextStartNodeIndex.Load()), numNodesToFind)
+}
+
+// filterNodes runs the Filter plugins (with nominated pods) on nodes in
+// parallel, from startIndex on, until numNodesToFind nodes fit; rejected
+// nodes get their status in diagnosis. A review runs it on every node.
+func filterNodes(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []fwk.NodeInfo, startIndex int, numNodesToFind int32) ([]fwk.NodeInfo, error) {
+	numAllNodes := len(nodes)
 	feasible := make([]fwk.NodeInfo, numNodesToFind)
 	if !fw.HasFilterPlugins() {
 		for i := range feasible {
-			feasible[i] = nodes[(s.nextStartNodeIndex+i)%numAllNodes]
+			feasible[i] = nodes[(startIndex+i)%numAllNodes]
 		}
 		return feasible, nil
 	}
@@ -376,7 +397,6 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fw framework.F
 		status *fwk.Status
 	}
 	results := make([]*nodeStatus, numAllNodes)
-	startIndex := s.nextStartNodeIndex
 	checkNode := func(i int) {
 		ni := nodes[(startIndex+i)%numAllNodes]
 		st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)

@@ -36,9 +36,11 @@ import (
 
 // Scheduler schedules pods with the profiles applied to it.
 //
-// Goroutines: one scheduling loop (scheduleOne, which alone touches
-// nextStartNodeIndex and runs UpdateSnapshot), one binding goroutine per
-// assumed pod, the queue's back-off and unschedulable loops, and informer handlers.
+// Goroutines: one scheduling loop (scheduleOne, which alone writes
+// nextStartNodeIndex and updates the live snapshot), one binding goroutine
+// per assumed pod, the queue's back-off and unschedulable loops, informer
+// handlers, and reviews (review.go), which read the cache into a snapshot
+// of their own.
 //
 // Locks, in the order they are taken (a lock is never taken while one
 // later in the list is held):
@@ -96,7 +98,9 @@ type Scheduler struct {
 	// running counts binding goroutines and the scheduling loop.
 	running sync.WaitGroup
 
-	nextStartNodeIndex int
+	// nextStartNodeIndex is where the next Filter pass starts. The
+	// scheduling loop alone writes it; reviews read it.
+	nextStartNodeIndex atomic.Int64
 }
 
 var (

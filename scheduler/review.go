@@ -1,0 +1,628 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// Errors of Review a caller tells apart.
+var (
+	// ErrPodNotFound: the scheduler knows no such pod that is not
+	// terminal.
+	ErrPodNotFound = errors.New("pod not found")
+	// ErrNotServing: no live profile serves the schedulerName asked for.
+	ErrNotServing = errors.New("no profile serves the schedulerName")
+	// ErrNotReady: the scheduler has not synced its informers yet (it is
+	// not started, or this replica does not lead).
+	ErrNotReady = errors.New("the scheduler is not running yet")
+)
+
+// BuildError is a framework build failure of a review's profile: for a
+// draft, the text is the one Apply would have returned.
+type BuildError struct{ Err error }
+
+func (e *BuildError) Error() string { return e.Err.Error() }
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// ReviewRequest asks what a scheduling cycle would decide.
+type ReviewRequest struct {
+	// Pod is evaluated as given (a pod template, as if created now). When
+	// nil, PodNamespace/PodName name a pod the scheduler's informer knows.
+	Pod                   *v1.Pod
+	PodNamespace, PodName string
+	// SchedulerName selects the live profile to evaluate with, unless
+	// Draft is set. Empty: the pod's schedulerName.
+	SchedulerName string
+	// Draft is a profile built for this review only (converted,
+	// defaulted and validated as for Apply), closed afterwards.
+	Draft *Profile
+	// PendingPods asks for what-if mode: every pending pod whose
+	// schedulerName is PendingSchedulerName, in queue order.
+	PendingPods          bool
+	PendingSchedulerName string
+}
+
+// Reviewer answers scheduling reviews. *Scheduler implements it.
+type Reviewer interface {
+	// Review runs the scheduling pipeline (PreFilter, Filter on every
+	// node, extenders, PreScore, Score, NormalizeScore, and dry-run
+	// preemption when nothing fits) on a private snapshot of the cache,
+	// with a private framework built from the serving profile (or the
+	// draft). It never runs Reserve, Permit or Bind, never changes the
+	// cache, the queue or any API object, and never blocks a scheduling
+	// cycle.
+	Review(ctx context.Context, req ReviewRequest) (*Review, error)
+}
+
+var _ Reviewer = &Scheduler{}
+
+// Review is the answer.
+type Review struct {
+	// SchedulerName of the framework used.
+	SchedulerName string
+	// SnapshotNodes is the number of nodes evaluated on.
+	SnapshotNodes int
+	// Pod answers explain mode.
+	Pod *PodReview
+	// WhatIf answers what-if mode, in queue order.
+	WhatIf []WhatIfPod
+}
+
+// PodReview is what one scheduling cycle would decide for one pod.
+type PodReview struct {
+	Pod *v1.Pod
+	// SelectedNode is where the cycle would put the pod; empty if nowhere.
+	SelectedNode string
+	// Message is, when SelectedNode is empty, the FailedScheduling event
+	// message the cycle would write.
+	Message string
+	// Feasible nodes in the order the cycle ranks them (the selected node
+	// first), with their scores.
+	Feasible []NodeResult
+	// Rejected nodes, by name.
+	Rejected []NodeRejection
+	// NumFeasibleNodesToFind is where the real cycle stops searching
+	// (percentageOfNodesToScore); StartNode is where it starts now.
+	NumFeasibleNodesToFind int
+	StartNode              string
+	// Preemption is set when nothing fits and the profile preempts.
+	Preemption *PreemptionReview
+}
+
+// NodeResult is a feasible node.
+type NodeResult struct {
+	Name string
+	// Scores per score plugin (raw, normalized, weighted), then per
+	// prioritizing extender (weighted only).
+	Scores []ScoreDetail
+	Total  int64
+	// Sampled is false when the real cycle, starting at StartNode and
+	// stopping at NumFeasibleNodesToFind, would not reach the node.
+	Sampled bool
+}
+
+// ScoreDetail is one plugin's (or extender's) score of a node.
+type ScoreDetail struct {
+	Name     string
+	Extender bool
+	// Raw and Normalized are set for plugins.
+	Raw, Normalized int64
+	Weight          int32
+	Weighted        int64
+}
+
+// NodeRejection is a node that does not fit and what rejected it.
+type NodeRejection struct {
+	Node string
+	// Plugin or extender name; empty for nodes a PreFilterResult excluded.
+	Plugin       string
+	Reasons      []string
+	Unresolvable bool
+}
+
+// PreemptionReview is DefaultPreemption's answer, computed without
+// touching a victim.
+type PreemptionReview struct {
+	// Node the pod would be nominated to, and its victims (namespace/name).
+	Node    string
+	Victims []string
+	// Message is what PostFilter adds to the FailedScheduling message.
+	Message string
+	// NotEvaluated says why preemption was not evaluated (PostFilter
+	// plugins other than DefaultPreemption).
+	NotEvaluated string
+}
+
+// WhatIfPod is one pending pod's outcome in what-if mode.
+type WhatIfPod struct {
+	Namespace, Name string
+	Node            string
+	Message         string
+}
+
+// Review answers a review. See Reviewer.
+func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, error) {
+	if !s.HasSynced() {
+		return nil, ErrNotReady
+	}
+	logger := klog.FromContext(ctx)
+	pod := req.Pod
+	if pod == nil && !req.PendingPods {
+		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
+		}
+		pod = p
+	}
+
+	prof := req.Draft
+	if prof == nil {
+		name := req.SchedulerName
+		if name == "" && pod != nil {
+			name = pod.Spec.SchedulerName
+		}
+		// Taken as a cycle takes it: a swap retires it, and it is closed
+		// once this review released it.
+		lp := s.acquireProfile(name)
+		if lp == nil {
+			return nil, fmt.Errorf("%w: %q", ErrNotServing, name)
+		}
+		defer lp.release(logger)
+		prof = &lp.profile
+	}
+	rc, err := s.newReviewCycle(ctx, *prof)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.close()
+
+	out := &Review{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
+	if req.PendingPods {
+		name := req.PendingSchedulerName
+		if name == "" {
+			name = out.SchedulerName
+		}
+		out.WhatIf, err = s.whatIf(ctx, rc, name)
+		return out, err
+	}
+	pod = pod.DeepCopy()
+	if pod.Spec.NodeName != "" {
+		// A bound pod is evaluated as if it were pending again, without
+		// counting itself where it runs.
+		if err := rc.removePod(logger, pod); err != nil {
+			return nil, err
+		}
+		pod.Spec.NodeName = ""
+	}
+	out.Pod, err = rc.evaluate(ctx, pod)
+	return out, err
+}
+
+// reviewCycle is a private framework on a private snapshot.
+type reviewCycle struct {
+	fw         framework.Framework
+	snapshot   *internalcache.Snapshot
+	cancel     context.CancelFunc
+	informers  *frameworkInformers
+	weights    map[string]int32
+	preemption *defaultpreemption.DefaultPreemption
+	// notPreempting explains why preemption is not evaluated.
+	notPreempting string
+	startIndex    int
+	parent        *Scheduler
+	mutating      bool
+}
+
+// newReviewCycle copies the cache into a new snapshot and builds a
+// framework for p on it. The framework shares the scheduler's informers,
+// client (for reads), nominator (read-only), CSI and DRA managers; it has
+// its own waiting-pods and pre-bind maps, no event recorder and no pod
+// activator, so nothing it does reaches the live scheduler.
+func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle, error) {
+	logger := klog.FromContext(ctx)
+	prof := p.Config.DeepCopy()
+	name := prof.SchedulerName
+	extenders, _, ignored, err := buildExtenders(p.Extenders)
+	if err != nil {
+		return nil, &BuildError{fmt.Errorf("extenders: %w", err)}
+	}
+	if len(ignored) > 0 {
+		if err := setIgnoredResources(prof, ignored); err != nil {
+			return nil, &BuildError{err}
+		}
+	}
+	snapshot := internalcache.NewEmptySnapshot()
+	if err := s.cache.UpdateSnapshot(logger, snapshot); err != nil {
+		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
+	}
+
+	fctx, cancel := context.WithCancel(s.ctx)
+	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
+	fi := newFrameworkInformers(s.informerFactory)
+	opts := append([]frameworkruntime.Option{
+		frameworkruntime.WithClientSet(s.client),
+		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
+		frameworkruntime.WithInformerFactory(fi),
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(snapshot),
+		frameworkruntime.WithParallelism(s.opts.parallelism),
+		frameworkruntime.WithExtenders(extenders),
+		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
+		frameworkruntime.WithPodNominator(s.queue),
+		frameworkruntime.WithPodActivator(noActivation{}),
+		frameworkruntime.WithPodGroupManager(s.cache),
+		frameworkruntime.WithEventRecorder(discardEvents{}),
+	}, s.sharedHandles...)
+	opts = append(opts,
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()))
+	// Plugin constructors add indexers to the shared informers: builds
+	// take turns (buildMu), as Apply's and Validate's do.
+	s.buildMu.Lock()
+	fw, err := frameworkruntime.NewFramework(fctx, s.registry, prof, opts...)
+	if err != nil {
+		s.buildMu.Unlock()
+		cancel()
+		fi.removeHandlers()
+		return nil, &BuildError{fmt.Errorf("building framework for %q: %w", name, err)}
+	}
+	rc := &reviewCycle{
+		fw:         fw,
+		snapshot:   snapshot,
+		cancel:     cancel,
+		informers:  fi,
+		weights:    map[string]int32{},
+		startIndex: int(s.nextStartNodeIndex.Load()),
+		parent:     s,
+	}
+	plugins := fw.ListPlugins()
+	for _, pl := range plugins.Score.Enabled {
+		rc.weights[pl.Name] = pl.Weight
+	}
+	err = rc.setUpPreemption(fctx, prof, plugins)
+	s.buildMu.Unlock()
+	if err != nil {
+		rc.close()
+		return nil, &BuildError{err}
+	}
+	// A draft's plugins may have asked for informers nothing started yet.
+	s.informerFactory.Start(s.ctx.Done())
+	syncCtx, cancelSync := context.WithTimeout(ctx, informerSyncTimeout)
+	defer cancelSync()
+	for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
+		if !ok {
+			rc.close()
+			return nil, fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	return rc, nil
+}
+
+// setUpPreemption builds a DefaultPreemption of the review's own, with the
+// profile's args, when the profile's only PostFilter plugin is
+// DefaultPreemption: its evaluator finds the victims without evicting them.
+func (rc *reviewCycle) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, plugins *config.Plugins) error {
+	post := plugins.PostFilter.Enabled
+	switch {
+	case len(post) == 0:
+		return nil
+	case len(post) > 1 || post[0].Name != defaultpreemption.Name:
+		names := make([]string, 0, len(post))
+		for _, p := range post {
+			names = append(names, p.Name)
+		}
+		rc.notPreempting = fmt.Sprintf("PostFilter plugins %v are not evaluated in a review, only %s alone is", names, defaultpreemption.Name)
+		return nil
+	}
+	var args runtime.Object
+	for _, pc := range prof.PluginConfig {
+		if pc.Name == defaultpreemption.Name {
+			args = pc.Args
+		}
+	}
+	if args == nil {
+		return fmt.Errorf("no args for %s in the defaulted profile", defaultpreemption.Name)
+	}
+	pl, err := defaultpreemption.New(ctx, args, rc.fw, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	if err != nil {
+		return fmt.Errorf("initializing plugin %q: %w", defaultpreemption.Name, err)
+	}
+	rc.preemption = pl
+	return nil
+}
+
+func (rc *reviewCycle) close() {
+	if err := rc.fw.Close(); err != nil {
+		klog.Background().Error(err, "Closing the plugins of a review failed")
+	}
+	rc.cancel()
+	rc.informers.removeHandlers()
+}
+
+// removePod takes a bound pod off its node in the review's snapshot.
+func (rc *reviewCycle) removePod(logger klog.Logger, pod *v1.Pod) error {
+	if !rc.mutating {
+		if err := rc.snapshot.StartMutations(); err != nil {
+			return err
+		}
+		rc.mutating = true
+	}
+	if _, err := rc.snapshot.Get(pod.Spec.NodeName); err != nil {
+		return nil
+	}
+	return rc.snapshot.RemovePod(logger, pod, pod.Spec.NodeName)
+}
+
+// evaluate runs one pod through the cycle's decision steps, as
+// schedulePod and schedulingAlgorithm do, with Filter on every node.
+func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, error) {
+	fw := rc.fw
+	out := &PodReview{Pod: pod}
+	state := framework.NewCycleState()
+	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+
+	numAll := rc.snapshot.NumNodesInPlacement()
+	if numAll == 0 {
+		out.Message = failedSchedulingMessage(fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(errNoNodesAvailable))
+		return out, nil
+	}
+	nodes, allNodes, diagnosis, err := runPreFilter(ctx, fw, state, pod, rc.snapshot)
+	if err != nil {
+		return nil, err
+	}
+	var feasible []fwk.NodeInfo
+	rejectedBy := map[string]string{}
+	if nodes != nil {
+		feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, 0, int32(len(nodes)))
+		if err != nil {
+			return nil, err
+		}
+		order := make(map[string]int, len(nodes))
+		for i, n := range nodes {
+			order[n.Node().Name] = i
+		}
+		slices.SortFunc(feasible, func(a, b fwk.NodeInfo) int {
+			return cmp.Compare(order[a.Node().Name], order[b.Node().Name])
+		})
+		out.NumFeasibleNodesToFind, out.StartNode = rc.sampling(nodes)
+		sampled := rc.sampled(nodes, feasible, out.NumFeasibleNodesToFind)
+		// Extenders one at a time, as findNodesThatPassExtenders calls
+		// them, to know which one rejected a node.
+		for _, e := range fw.Extenders() {
+			before := feasible
+			feasible, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, feasible, diagnosis.NodeToStatus)
+			if err != nil {
+				return nil, fmt.Errorf("extender %s: %w", e.Name(), err)
+			}
+			if len(feasible) != len(before) {
+				kept := make(map[string]bool, len(feasible))
+				for _, n := range feasible {
+					kept[n.Node().Name] = true
+				}
+				for _, n := range before {
+					if !kept[n.Node().Name] {
+						rejectedBy[n.Node().Name] = e.Name()
+					}
+				}
+			}
+		}
+		if err := rc.rank(ctx, state, out, feasible, sampled); err != nil {
+			return nil, err
+		}
+	}
+	out.Rejected = rejections(allNodes, feasible, diagnosis.NodeToStatus, rejectedBy)
+	if len(feasible) > 0 {
+		out.SelectedNode = out.Feasible[0].Name
+		return out, nil
+	}
+
+	fitErr := newFitError(pod, numAll, diagnosis)
+	if fw.HasPostFilterPlugins() {
+		out.Preemption = rc.dryRunPreemption(ctx, state, pod, diagnosis.NodeToStatus)
+		fitErr.Diagnosis.PostFilterMsg = out.Preemption.Message
+	}
+	out.Message = failedSchedulingMessage(fwk.NewStatus(fwk.Unschedulable).WithError(fitErr))
+	return out, nil
+}
+
+// rank scores the feasible nodes as the cycle does (prioritizeNodes) and
+// orders them as it picks: highest total first. A feasible nominated node
+// is picked without scoring, as the cycle does; so is a single node.
+func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodReview, feasible []fwk.NodeInfo, sampled map[string]bool) error {
+	pod := out.Pod
+	if len(feasible) == 0 {
+		return nil
+	}
+	var scores []fwk.NodePluginScores
+	if len(feasible) > 1 {
+		var err error
+		scores, err = prioritizeNodes(ctx, rc.fw, state, pod, feasible)
+		if err != nil {
+			return err
+		}
+	} else {
+		scores = []fwk.NodePluginScores{{Name: feasible[0].Node().Name}}
+	}
+	nominated := pod.Status.NominatedNodeName
+	slices.SortStableFunc(scores, func(a, b fwk.NodePluginScores) int {
+		switch {
+		case a.Name == nominated:
+			return -1
+		case b.Name == nominated:
+			return 1
+		}
+		if c := cmp.Compare(b.TotalScore, a.TotalScore); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	out.Feasible = make([]NodeResult, 0, len(scores))
+	for _, ns := range scores {
+		raw := make(map[string]int64, len(ns.RawScores))
+		for _, r := range ns.RawScores {
+			raw[r.Name] = r.Score
+		}
+		res := NodeResult{Name: ns.Name, Total: ns.TotalScore, Sampled: sampled[ns.Name]}
+		for _, sc := range ns.Scores {
+			d := ScoreDetail{Name: sc.Name, Weighted: sc.Score}
+			if r, ok := raw[sc.Name]; ok {
+				d.Raw, d.Weight = r, rc.weights[sc.Name]
+				if d.Weight > 0 {
+					d.Normalized = sc.Score / int64(d.Weight)
+				}
+			} else {
+				d.Extender = true
+			}
+			res.Scores = append(res.Scores, d)
+		}
+		out.Feasible = append(out.Feasible, res)
+	}
+	return nil
+}
+
+// sampling returns how many feasible nodes the real cycle looks for and
+// the node it would start from.
+func (rc *reviewCycle) sampling(nodes []fwk.NodeInfo) (int, string) {
+	n := int(rc.parent.numFeasibleNodesToFind(rc.fw.PercentageOfNodesToScore(), int32(len(nodes))))
+	if !hasExtenderFilters(rc.fw) && !hasScoring(rc.fw) {
+		n = 1
+	}
+	if len(nodes) == 0 {
+		return n, ""
+	}
+	return n, nodes[rc.startIndex%len(nodes)].Node().Name
+}
+
+// sampled marks the feasible nodes the real cycle would reach: the first
+// numToFind of them going round from the start index.
+func (rc *reviewCycle) sampled(nodes, feasible []fwk.NodeInfo, numToFind int) map[string]bool {
+	fits := make(map[string]bool, len(feasible))
+	for _, n := range feasible {
+		fits[n.Node().Name] = true
+	}
+	out := make(map[string]bool, numToFind)
+	for i := 0; i < len(nodes) && len(out) < numToFind; i++ {
+		name := nodes[(rc.startIndex+i)%len(nodes)].Node().Name
+		if fits[name] {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// rejections lists every node that does not fit with the status that
+// rejected it: its own, or the status of the nodes no plugin looked at.
+func rejections(allNodes, feasible []fwk.NodeInfo, statuses *framework.NodeToStatus, rejectedBy map[string]string) []NodeRejection {
+	fits := make(map[string]bool, len(feasible))
+	for _, n := range feasible {
+		fits[n.Node().Name] = true
+	}
+	out := make([]NodeRejection, 0, len(allNodes)-len(feasible))
+	for _, n := range allNodes {
+		name := n.Node().Name
+		if fits[name] {
+			continue
+		}
+		st := statuses.Get(name)
+		r := NodeRejection{Node: name, Plugin: st.Plugin(), Reasons: st.Reasons(), Unresolvable: st.Code() == fwk.UnschedulableAndUnresolvable}
+		if e, ok := rejectedBy[name]; ok {
+			r.Plugin = e
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// whatIf places every pending pod of schedulerName in queue order on the
+// review's snapshot, each placed pod assumed there for the next. Gated
+// pods are not pending for the queue and are left out.
+func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName string) ([]WhatIfPod, error) {
+	logger := klog.FromContext(ctx)
+	all, err := s.podLister.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	var pending []*framework.QueuedPodInfo
+	for _, pod := range all {
+		if pod.Spec.SchedulerName != schedulerName || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil ||
+			len(pod.Spec.SchedulingGates) > 0 || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+			continue
+		}
+		if assumed, _ := s.cache.IsAssumedPod(pod); assumed {
+			// Already placed in the snapshot.
+			continue
+		}
+		pi, err := framework.NewPodInfo(pod)
+		if err != nil {
+			return nil, err
+		}
+		pending = append(pending, &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: pod.CreationTimestamp.Time}})
+	}
+	less := rc.fw.QueueSortFunc()
+	slices.SortStableFunc(pending, func(a, b *framework.QueuedPodInfo) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	out := make([]WhatIfPod, 0, len(pending))
+	for _, qp := range pending {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pod := qp.Pod.DeepCopy()
+		res := WhatIfPod{Namespace: pod.Namespace, Name: pod.Name}
+		r, err := rc.evaluate(ctx, pod)
+		switch {
+		case err != nil:
+			res.Message = err.Error()
+		case r.SelectedNode == "":
+			res.Message = r.Message
+		default:
+			res.Node = r.SelectedNode
+			pod.Spec.NodeName = r.SelectedNode
+			pi, err := framework.NewPodInfo(pod)
+			if err != nil {
+				return nil, err
+			}
+			if err := rc.snapshot.AssumePod(pi); err != nil {
+				return nil, fmt.Errorf("assuming %s on the review's snapshot: %w", klog.KObj(pod), err)
+			}
+			logger.V(5).Info("What-if placed pod", "pod", klog.KObj(pod), "node", r.SelectedNode)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// noActivation drops the activations a review's plugins ask for.
+type noActivation struct{}
+
+func (noActivation) Activate(klog.Logger, map[string]*v1.Pod) {}
+
+// discardEvents drops the events a review's plugins record.
+type discardEvents struct{}
+
+func (discardEvents) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...interface{}) {
+}
+func (d discardEvents) WithLogger(klog.Logger) events.EventRecorderLogger { return d }

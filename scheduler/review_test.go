@@ -1,0 +1,256 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// review runs a review and expects it to succeed.
+func (h *harness) review(req scheduler.ReviewRequest) *scheduler.Review {
+	GinkgoHelper()
+	r, err := h.sched.Review(context.Background(), req)
+	Expect(err).NotTo(HaveOccurred())
+	return r
+}
+
+// ungate removes the scheduling gates of a pod.
+func ungate(ns, name string) {
+	GinkgoHelper()
+	p := getPod(ns, name)
+	p.Spec.SchedulingGates = nil
+	_, err := cs.CoreV1().Pods(ns).Update(context.Background(), p, metav1.UpdateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// failedSchedulingNotes lists the notes of the FailedScheduling events of a pod.
+func failedSchedulingNotes(ns, name string) func() []string {
+	return func() []string {
+		list, err := cs.EventsV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == name && e.Reason == "FailedScheduling" {
+				notes = append(notes, e.Note)
+			}
+		}
+		return notes
+	}
+}
+
+// cacheState is what a review must leave as it was: assumed pods and the
+// pods and requests of every node.
+func cacheState(s *scheduler.Scheduler) map[string]string {
+	d := s.Cache().Dump()
+	out := map[string]string{"assumed": fmt.Sprint(sets.List(d.AssumedPods))}
+	for n, info := range d.Nodes {
+		out[n] = fmt.Sprintf("pods=%d cpu=%d memory=%d", len(info.Pods), info.Requested.MilliCPU, info.Requested.Memory)
+	}
+	return out
+}
+
+var _ = Describe("SchedulingReview", func() {
+	It("names the node the scheduler then picks, with every score plugin's raw, normalized and weighted score", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		createNode("big", "16", "32Gi")
+		createNode("medium", "8", "16Gi")
+		createNode("small", "2", "4Gi")
+		createNode("tainted", "32", "64Gi", withTaint("dedicated", "gpu", v1.TaintEffectNoSchedule))
+		createPod(newPod(h.ns, "web", name, "1", "1Gi", withGates("hold")))
+		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(4))
+
+		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+		Expect(r.SchedulerName).To(Equal(name))
+		Expect(r.SnapshotNodes).To(Equal(4))
+		p := r.Pod
+		Expect(p.Message).To(BeEmpty())
+		Expect(p.Feasible).To(HaveLen(3))
+		Expect(p.Feasible[0].Total).To(BeNumerically(">", p.Feasible[1].Total), "the best node is unique")
+		for _, n := range p.Feasible {
+			var sum int64
+			for _, sc := range n.Scores {
+				Expect(sc.Extender).To(BeFalse())
+				Expect(sc.Weighted).To(Equal(sc.Normalized*int64(sc.Weight)), "%s on %s", sc.Name, n.Name)
+				sum += sc.Weighted
+			}
+			Expect(n.Total).To(Equal(sum))
+			Expect(n.Sampled).To(BeTrue(), "below 100 nodes the cycle looks at all of them")
+		}
+		Expect(p.NumFeasibleNodesToFind).To(Equal(4))
+		Expect(p.Rejected).To(ConsistOf(And(
+			HaveField("Node", "tainted"),
+			HaveField("Plugin", "TaintToleration"),
+			HaveField("Reasons", ConsistOf("node(s) had untolerated taint(s)")),
+			HaveField("Unresolvable", true),
+		)))
+
+		ungate(h.ns, "web")
+		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(p.SelectedNode))
+	})
+
+	It("reports the FailedScheduling message byte for byte, and preemption's dry-run answer", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		createNode("n1", "2", "4Gi")
+		createNode("n2", "2", "4Gi")
+		createNode("n3", "4", "8Gi", withTaint("dedicated", "gpu", v1.TaintEffectNoSchedule))
+		createPod(newPod(h.ns, "too-big", name, "3", "1Gi"))
+		cond := waitUnschedulable(h.ns, "too-big", 10*time.Second)
+		Eventually(failedSchedulingNotes(h.ns, "too-big"), 10*time.Second, 20*time.Millisecond).ShouldNot(BeEmpty())
+		event := failedSchedulingNotes(h.ns, "too-big")()[0]
+
+		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "too-big"})
+		GinkgoWriter.Println(r.Pod.Message)
+		Expect(r.Pod.SelectedNode).To(BeEmpty())
+		Expect(r.Pod.Message).To(Equal(cond.Message))
+		Expect(r.Pod.Message).To(Equal(event))
+		Expect(r.Pod.Preemption).NotTo(BeNil())
+		Expect(r.Pod.Preemption.Node).To(BeEmpty())
+		Expect(r.Pod.Preemption.Message).To(HavePrefix("preemption: "))
+		Expect(r.Pod.Message).To(HaveSuffix(r.Pod.Preemption.Message))
+		Expect(r.Pod.Rejected).To(HaveLen(3))
+	})
+
+	It("finds preemption victims without evicting them", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		createNode("n1", "2", "4Gi")
+		createPod(newPod(h.ns, "low", name, "1500m", "1Gi", withPriorityClass("low")))
+		waitBound(h.ns, "low", 10*time.Second)
+
+		tmpl := newPod(h.ns, "urgent", name, "1", "1Gi")
+		tmpl.Spec.Priority = ptr.To[int32](1000)
+		before := cacheState(h.sched)
+		r := h.review(scheduler.ReviewRequest{Pod: tmpl})
+		Expect(r.Pod.SelectedNode).To(BeEmpty())
+		Expect(r.Pod.Preemption.Node).To(Equal("n1"))
+		Expect(r.Pod.Preemption.Victims).To(Equal([]string{h.ns + "/low"}))
+		Expect(r.Pod.Message).To(HaveSuffix("preemption: found a potential placement for pod on node n1, preempting 1 victims"))
+		Consistently(nodeOf(h.ns, "low"), time.Second, 50*time.Millisecond).Should(Equal("n1"))
+		Expect(getPod(h.ns, "low").DeletionTimestamp).To(BeNil())
+		Expect(cacheState(h.sched)).To(Equal(before))
+	})
+
+	It("predicts with a draft MostAllocated profile where the live LeastAllocated one would not place, as the draft does once applied", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		createNode("busy", "4", "8Gi")
+		createNode("idle", "4", "8Gi")
+		createPod(newPod(h.ns, "ballast", name, "2", "4Gi", withNodeName("busy")))
+		Eventually(func() int {
+			n := h.sched.Cache().Dump().Nodes["busy"]
+			if n == nil {
+				return 0
+			}
+			return len(n.Pods)
+		}, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+
+		mostAllocated := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
+			for i := range p.PluginConfig {
+				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
+					args.ScoringStrategy.Type = config.MostAllocated
+				}
+			}
+		})
+		tmpl := newPod(h.ns, "web", name, "1", "1Gi")
+		live := h.review(scheduler.ReviewRequest{Pod: tmpl})
+		draft := h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &mostAllocated})
+		Expect(live.Pod.SelectedNode).To(Equal("idle"))
+		Expect(draft.Pod.SelectedNode).To(Equal("busy"))
+		Expect(draft.Pod.Feasible[0].Total).To(BeNumerically(">", draft.Pod.Feasible[1].Total))
+
+		h.apply(mostAllocated)
+		createPod(tmpl)
+		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(draft.Pod.SelectedNode))
+	})
+
+	It("places every pending pod in queue order on a private snapshot, and changes nothing live", func() {
+		h := startScheduler()
+		live := uniqueName("review")
+		h.apply(defaultProfile(live))
+		draftName := uniqueName("draft")
+		createNode("n1", "2", "4Gi")
+		createNode("n2", "2", "4Gi")
+		createNode("n3", "2", "4Gi")
+		createPod(newPod(h.ns, "bound", live, "500m", "1Gi"))
+		waitBound(h.ns, "bound", 10*time.Second)
+		for _, p := range []string{"a", "b", "c", "d"} {
+			createPod(newPod(h.ns, p, draftName, "1500m", "1Gi"))
+		}
+		createPod(newPod(h.ns, "gated", draftName, "1", "1Gi", withGates("hold")))
+		createPod(newPod(h.ns, "first", draftName, "1500m", "1Gi", withPriorityClass("high")))
+		Eventually(func() int {
+			pods, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PendingPods: true, PendingSchedulerName: draftName, Draft: ptr.To(defaultProfile(draftName))})
+			Expect(err).NotTo(HaveOccurred())
+			return len(pods.WhatIf)
+		}, 10*time.Second, 20*time.Millisecond).Should(Equal(5))
+
+		before := cacheState(h.sched)
+		draft := defaultProfile(draftName)
+		r := h.review(scheduler.ReviewRequest{PendingPods: true, Draft: &draft})
+		Expect(r.WhatIf[0].Name).To(Equal("first"), "the high-priority pod comes first in queue order")
+		placed := map[string]string{}
+		var unplaced []scheduler.WhatIfPod
+		for _, p := range r.WhatIf {
+			if p.Node != "" {
+				placed[p.Name] = p.Node
+			} else {
+				unplaced = append(unplaced, p)
+			}
+		}
+		Expect(placed).To(HaveLen(3))
+		Expect(sets.New(maps(placed)...).Len()).To(Equal(3), "each placed pod is assumed for the next: one per node")
+		Expect(unplaced).To(HaveLen(2))
+		Expect(unplaced[0].Message).To(HavePrefix("0/3 nodes are available: 3 Insufficient cpu."))
+
+		Expect(cacheState(h.sched)).To(Equal(before))
+		for _, p := range []string{"a", "b", "c", "d", "first"} {
+			Expect(getPod(h.ns, p).Spec.NodeName).To(BeEmpty())
+			Expect(getPod(h.ns, p).Status.Conditions).To(BeEmpty())
+			Expect(eventsFor(h.ns, p)).To(BeEmpty())
+		}
+		Expect(h.sched.Serving(draftName)).To(BeFalse())
+	})
+
+	It("refuses unknown pods, unserved names and drafts that do not build", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "nope"})
+		Expect(err).To(MatchError(scheduler.ErrPodNotFound))
+		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: newPod(h.ns, "x", "nobody", "1", "1Gi")})
+		Expect(err).To(MatchError(scheduler.ErrNotServing))
+		bad := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
+			p.Plugins.Filter.Enabled = append(p.Plugins.Filter.Enabled, config.Plugin{Name: "NoSuchPlugin"})
+		})
+		_, applyErr := h.sched.Validate(context.Background(), bad)
+		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: newPod(h.ns, "x", name, "1", "1Gi"), Draft: &bad})
+		var be *scheduler.BuildError
+		Expect(err).To(BeAssignableToTypeOf(be))
+		Expect(err.Error()).To(Equal(applyErr.Error()))
+		Expect(h.sched.Serving(name)).To(BeTrue())
+	})
+})
+
+func maps(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
