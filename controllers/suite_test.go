@@ -158,6 +158,7 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 		},
 		Plugins: plugins,
 	})).To(Succeed())
+	Expect(controllers.SetupReviews(mgr, sched)).To(Succeed())
 
 	ctx, cancel := context.WithCancel(suiteCtx)
 	o := &operator{sched: sched, cancel: cancel, done: make(chan struct{})}

@@ -168,6 +168,9 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	if err := controllers.Setup(mgr, sched, copts); err != nil {
 		return nil, fmt.Errorf("setting up controllers: %w", err)
 	}
+	if err := controllers.SetupReviews(mgr, sched); err != nil {
+		return nil, fmt.Errorf("setting up reviews: %w", err)
+	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err

@@ -12,6 +12,10 @@ package operator
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers;extenderconfigs/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 
+// Scheduling reviews: answered in status, deleted after their TTL.
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulingreviews,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulingreviews/status,verbs=get;update;patch
+
 // Scheduling: pods, their binding and status, preemption, nodes, events.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch;update

@@ -1,0 +1,218 @@
+package controllers_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+func newReview(ns, name string, spec v1alpha1.SchedulingReviewSpec) *v1alpha1.SchedulingReview {
+	return &v1alpha1.SchedulingReview{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+}
+
+// answered waits for the review's Complete or Failed condition and returns
+// the review as then read.
+func answered(sr *v1alpha1.SchedulingReview) *v1alpha1.SchedulingReview {
+	GinkgoHelper()
+	got := &v1alpha1.SchedulingReview{}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(sr), got)).To(Succeed())
+		g.Expect(got.Finished()).To(BeTrue())
+	}).WithTimeout(timeout).WithPolling(50 * time.Millisecond).Should(Succeed())
+	return got
+}
+
+func condition(sr *v1alpha1.SchedulingReview, typ string) *metav1.Condition {
+	return meta.FindStatusCondition(sr.Status.Conditions, typ)
+}
+
+// preferNode makes the pod prefer one node by hostname.
+func preferNode(node string) podOption {
+	return func(p *corev1.Pod) {
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+				Weight: 100,
+				Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+					Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node},
+				}}},
+			}},
+		}}
+	}
+}
+
+func gated(p *corev1.Pod) { p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "hold"}} }
+
+var _ = Describe("SchedulingReview", func() {
+	var ns string
+	BeforeEach(func() {
+		ns = createNamespace("review")
+	})
+
+	It("answers once with the node the profile then binds the pod to, and the profile generation that served", func() {
+		Expect(k8s.Create(suiteCtx, newProfile("sr-live", v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		DeferCleanup(deleteProfile, "sr-live")
+		sp := expectLive("sr-live", timeout)
+		pod := createPod(ns, "web", "sr-live", preferNode("node-2"), gated)
+
+		sr := newReview(ns, "why-web", v1alpha1.SchedulingReviewSpec{PodName: "web"})
+		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+		got := answered(sr)
+		complete := condition(got, v1alpha1.ConditionComplete)
+		Expect(complete).NotTo(BeNil())
+		Expect(complete.Reason).To(Equal(v1alpha1.ReasonAnswered))
+		Expect(complete.ObservedGeneration).To(Equal(got.Generation))
+		Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		Expect(got.Status.Profile).To(Equal("sr-live"))
+		Expect(got.Status.ProfileGeneration).To(Equal(sp.Status.ActiveGeneration))
+		Expect(got.Status.SchedulerName).To(Equal("sr-live"))
+		Expect(got.Status.SnapshotNodes).To(BeNumerically(">=", 3))
+		res := got.Status.Result
+		Expect(res).NotTo(BeNil())
+		Expect(res.Pod).To(Equal(ns + "/web"))
+		Expect(res.SelectedNode).To(Equal("node-2"))
+		Expect(res.Nodes[0].Node).To(Equal("node-2"))
+		Expect(res.Nodes[0].Rank).To(BeEquivalentTo(1))
+		Expect(res.Nodes[0].TotalScore).To(BeNumerically(">", res.Nodes[1].TotalScore))
+		Expect(res.Nodes[0].Scores).To(ContainElement(And(
+			HaveField("Plugin", "NodeAffinity"),
+			HaveField("Raw", HaveValue(BeEquivalentTo(100))),
+			HaveField("Weight", BeEquivalentTo(2)),
+		)))
+		Expect(res.Sampling).NotTo(BeNil())
+		Expect(res.Sampling.AllNodes).To(BeTrue())
+
+		p := &corev1.Pod{}
+		Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(pod), p)).To(Succeed())
+		p.Spec.SchedulingGates = nil
+		Expect(k8s.Update(suiteCtx, p)).To(Succeed())
+		Expect(boundNode(pod, timeout)).To(Equal(res.SelectedNode))
+
+		By("never answering again, even when the spec changes")
+		base := got.DeepCopy()
+		got.Spec.MaxNodes = ptr.To[int32](3)
+		Expect(k8s.Patch(suiteCtx, got, client.MergeFrom(base))).To(Succeed())
+		Consistently(func(g Gomega) v1alpha1.SchedulingReviewStatus {
+			again := &v1alpha1.SchedulingReview{}
+			g.Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(sr), again)).To(Succeed())
+			return again.Status
+		}).WithTimeout(2 * time.Second).WithPolling(200 * time.Millisecond).Should(Equal(base.Status))
+	})
+
+	It("predicts with a draft profile and a pod template, and applies nothing", func() {
+		sr := newReview(ns, "draft", v1alpha1.SchedulingReviewSpec{
+			ProfileSpec: &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-draft"), PluginConfig: fitArgs("MostAllocated")},
+			PodTemplate: &v1alpha1.ReviewPodTemplate{Labels: map[string]string{"app": "web"}, Spec: corev1.PodSpec{
+				SchedulerName: "sr-draft",
+				NodeSelector:  map[string]string{corev1.LabelHostname: "node-3"},
+				Containers:    []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
+			}},
+		})
+		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+		got := answered(sr)
+		Expect(condition(got, v1alpha1.ConditionComplete)).NotTo(BeNil(), "%+v", got.Status.Conditions)
+		Expect(got.Status.Draft).To(BeTrue())
+		Expect(got.Status.Profile).To(BeEmpty())
+		Expect(got.Status.SchedulerName).To(Equal("sr-draft"))
+		Expect(got.Status.Result.SelectedNode).To(Equal("node-3"))
+		Expect(got.Status.Result.FeasibleNodes).To(BeEquivalentTo(1))
+		Expect(got.Status.Result.Rejected).To(ContainElement(And(
+			HaveField("Plugin", "NodeAffinity"),
+			HaveField("Reason", "node(s) didn't match Node's node affinity/selector"),
+			HaveField("Nodes", ContainElements("node-1", "node-2")),
+		)))
+		Expect(op.sched.Serving("sr-draft")).To(BeFalse())
+	})
+
+	DescribeTable("fails, naming the field, when it cannot be answered",
+		func(spec v1alpha1.SchedulingReviewSpec, reason, field string) {
+			sr := newReview(ns, "bad", spec)
+			Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+			got := answered(sr)
+			c := condition(got, v1alpha1.ConditionFailed)
+			Expect(c).NotTo(BeNil())
+			Expect(c.Reason).To(Equal(reason), c.Message)
+			Expect(c.Message).To(HavePrefix(field))
+			Expect(condition(got, v1alpha1.ConditionComplete)).To(BeNil())
+			Expect(got.Status.Result).To(BeNil())
+		},
+		Entry("unknown pod", v1alpha1.SchedulingReviewSpec{PodName: "nope"}, v1alpha1.ReasonPodNotFound, "spec.podName"),
+		Entry("unknown profile", v1alpha1.SchedulingReviewSpec{PodName: "nope", Profile: "no-such-profile"}, v1alpha1.ReasonProfileNotFound, "spec.profile"),
+		Entry("a pod no profile serves", v1alpha1.SchedulingReviewSpec{PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: corev1.PodSpec{
+			SchedulerName: "nobody", Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
+		}}}, v1alpha1.ReasonProfileNotServing, "spec.podName"),
+		Entry("a draft naming an unknown plugin", v1alpha1.SchedulingReviewSpec{PodName: "nope", ProfileSpec: &v1alpha1.SchedulerProfileSpec{
+			Plugins: &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}},
+		}}, v1alpha1.ReasonUnknownPlugin, "spec.profileSpec"),
+		Entry("a draft with bad plugin args", v1alpha1.SchedulingReviewSpec{PodName: "nope", ProfileSpec: &v1alpha1.SchedulerProfileSpec{
+			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"Nope"}}`)}},
+		}}, v1alpha1.ReasonInvalidPluginArgs, "spec.profileSpec"),
+		Entry("a draft naming a missing extender", v1alpha1.SchedulingReviewSpec{PodName: "nope", ProfileSpec: &v1alpha1.SchedulerProfileSpec{
+			Extenders: []string{"no-such-extender"},
+		}}, v1alpha1.ReasonExtenderNotFound, "spec.profileSpec"),
+	)
+
+	It("refuses a draft with the reason a SchedulerProfile of the same spec gets", func() {
+		spec := v1alpha1.SchedulerProfileSpec{Plugins: &v1alpha1.Plugins{Score: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchScore"}}}}}
+		Expect(k8s.Create(suiteCtx, newProfile("sr-broken", spec))).To(Succeed())
+		DeferCleanup(deleteProfile, "sr-broken")
+		sp := expectRefused("sr-broken", v1alpha1.ReasonUnknownPlugin, timeout)
+
+		sr := newReview(ns, "broken-draft", v1alpha1.SchedulingReviewSpec{PodName: "nope", ProfileSpec: &spec, SchedulerName: "sr-broken"})
+		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+		c := condition(answered(sr), v1alpha1.ConditionFailed)
+		Expect(c.Reason).To(Equal(v1alpha1.ReasonUnknownPlugin))
+		Expect(c.Message).To(ContainSubstring(`"NoSuchScore" does not exist`))
+		Expect(readyMessage(sp)).To(ContainSubstring(`"NoSuchScore" does not exist`))
+	})
+
+	It("is refused by the schema when it names both a profile and a draft", func() {
+		err := k8s.Create(suiteCtx, newReview(ns, "both", v1alpha1.SchedulingReviewSpec{PodName: "web", Profile: "x", ProfileSpec: &v1alpha1.SchedulerProfileSpec{}}))
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("at most one of spec.profile and spec.profileSpec may be set"))
+	})
+
+	It("answers what-if for the pending pods of a draft's schedulerName, lists its own namespace's pods only", func() {
+		other := createNamespace("review-other")
+		createPod(ns, "a", "sr-whatif")
+		createPod(ns, "b", "sr-whatif")
+		createPod(other, "c", "sr-whatif")
+		sr := newReview(ns, "what-if", v1alpha1.SchedulingReviewSpec{
+			PendingPods: true,
+			ProfileSpec: &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-whatif")},
+		})
+		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+		got := answered(sr)
+		Expect(condition(got, v1alpha1.ConditionComplete)).NotTo(BeNil(), "%+v", got.Status.Conditions)
+		w := got.Status.WhatIf
+		Expect(w).NotTo(BeNil())
+		Expect(w.PendingPods).To(BeEquivalentTo(3))
+		Expect(w.Placed).To(BeEquivalentTo(3))
+		Expect(w.Pods).To(HaveLen(2))
+		for _, p := range w.Pods {
+			Expect(p.Pod).To(HavePrefix(ns + "/"))
+			Expect(p.Node).NotTo(BeEmpty())
+		}
+		Expect(condition(got, v1alpha1.ConditionComplete).Message).To(ContainSubstring("3 of 3 pending pods would be placed"))
+		p := &corev1.Pod{}
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Namespace: ns, Name: "a"}, p)).To(Succeed())
+		Expect(p.Spec.NodeName).To(BeEmpty())
+	})
+
+	It("is deleted ttlSecondsAfterFinished after it finished", func() {
+		sr := newReview(ns, "short", v1alpha1.SchedulingReviewSpec{PodName: "nope", TTLSecondsAfterFinished: ptr.To[int32](1)})
+		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+		answered(sr)
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(suiteCtx, client.ObjectKeyFromObject(sr), &v1alpha1.SchedulingReview{}))
+		}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(BeTrue())
+	})
+})

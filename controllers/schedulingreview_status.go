@@ -1,0 +1,184 @@
+package controllers
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// maxWhatIfPods bounds the pods listed in status.whatIf.pods.
+const maxWhatIfPods = 500
+
+// reviewOutcome is what answering a review decided: a failure, or the
+// scheduler's review and the profile it used.
+type reviewOutcome struct {
+	failure    *Refusal
+	review     *scheduler.Review
+	draft      bool
+	profile    string
+	generation int64
+}
+
+func failed(reason, message string) reviewOutcome {
+	return reviewOutcome{failure: &Refusal{Reason: reason, Message: message}}
+}
+
+// reviewStatus is the status of sr once answered with o.
+func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Time) v1alpha1.SchedulingReviewStatus {
+	st := v1alpha1.SchedulingReviewStatus{
+		ObservedGeneration: sr.Generation,
+		Profile:            o.profile,
+		ProfileGeneration:  o.generation,
+		Draft:              o.draft,
+		CompletionTime:     &now,
+	}
+	if o.failure != nil {
+		setCondition(&st.Conditions, sr.Generation, v1alpha1.ConditionFailed, metav1.ConditionTrue, o.failure.Reason, o.failure.Message, now)
+		return st
+	}
+	maxNodes := 10
+	if sr.Spec.MaxNodes != nil {
+		maxNodes = int(*sr.Spec.MaxNodes)
+	}
+	r := o.review
+	st.SchedulerName = r.SchedulerName
+	st.SnapshotNodes = int32(r.SnapshotNodes)
+	msg := "evaluated on " + plural(r.SnapshotNodes, "node")
+	if r.Pod != nil {
+		st.Result = podResult(r.Pod, maxNodes)
+		if st.Result.SelectedNode != "" {
+			msg += "; the pod would go to " + st.Result.SelectedNode
+		} else {
+			msg += "; no node fits"
+		}
+	}
+	if sr.Spec.PendingPods {
+		st.WhatIf = whatIfResult(r.WhatIf, sr.Namespace)
+		msg += "; " + strconv.Itoa(int(st.WhatIf.Placed)) + " of " + plural(int(st.WhatIf.PendingPods), "pending pod") + " would be placed"
+	}
+	setCondition(&st.Conditions, sr.Generation, v1alpha1.ConditionComplete, metav1.ConditionTrue, v1alpha1.ReasonAnswered, msg, now)
+	return st
+}
+
+// podResult bounds a pod's review for status: the first maxNodes feasible
+// nodes in rank order, and rejected nodes grouped by plugin and reason,
+// largest group first, each naming at most maxNodes nodes.
+func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
+	out := &v1alpha1.PodReviewResult{
+		Pod:           p.Pod.Namespace + "/" + p.Pod.Name,
+		SelectedNode:  p.SelectedNode,
+		Message:       p.Message,
+		FeasibleNodes: int32(len(p.Feasible)),
+	}
+	for i, n := range p.Feasible {
+		if i == maxNodes {
+			out.UnlistedFeasibleNodes = int32(len(p.Feasible) - maxNodes)
+			break
+		}
+		ns := v1alpha1.NodeScore{Node: n.Name, Rank: int32(i + 1), TotalScore: n.Total, NotSampled: !n.Sampled}
+		for _, sc := range n.Scores {
+			ps := v1alpha1.PluginScore{Plugin: sc.Name, Weighted: sc.Weighted, Weight: sc.Weight}
+			if !sc.Extender {
+				raw, norm := sc.Raw, sc.Normalized
+				ps.Raw, ps.Normalized = &raw, &norm
+			}
+			ns.Scores = append(ns.Scores, ps)
+		}
+		out.Nodes = append(out.Nodes, ns)
+	}
+	out.Rejected = groupRejections(p.Rejected, maxNodes)
+	if p.NumFeasibleNodesToFind > 0 {
+		out.Sampling = &v1alpha1.Sampling{
+			NumFeasibleNodesToFind: int32(p.NumFeasibleNodesToFind),
+			StartNode:              p.StartNode,
+			AllNodes:               p.NumFeasibleNodesToFind >= len(p.Feasible)+len(p.Rejected),
+		}
+	}
+	if pr := p.Preemption; pr != nil {
+		msg := pr.Message
+		if pr.NotEvaluated != "" {
+			msg = "not evaluated: " + pr.NotEvaluated
+		}
+		out.Preemption = &v1alpha1.PreemptionResult{Node: pr.Node, Victims: pr.Victims, Message: msg}
+	}
+	return out
+}
+
+func groupRejections(rejected []scheduler.NodeRejection, maxNodes int) []v1alpha1.RejectedNodes {
+	type key struct {
+		plugin, reason string
+		unresolvable   bool
+	}
+	groups := map[key]*v1alpha1.RejectedNodes{}
+	var order []key
+	for _, r := range rejected {
+		k := key{r.Plugin, strings.Join(r.Reasons, "; "), r.Unresolvable}
+		g := groups[k]
+		if g == nil {
+			g = &v1alpha1.RejectedNodes{Plugin: k.plugin, Reason: k.reason, Unresolvable: k.unresolvable}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.Count++
+		if len(g.Nodes) < maxNodes {
+			g.Nodes = append(g.Nodes, r.Node)
+		}
+	}
+	out := make([]v1alpha1.RejectedNodes, 0, len(order))
+	for _, k := range order {
+		out = append(out, *groups[k])
+	}
+	slices.SortStableFunc(out, func(a, b v1alpha1.RejectedNodes) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Plugin, b.Plugin); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Reason, b.Reason)
+	})
+	return out
+}
+
+// whatIfResult counts every pod and lists those of namespace (a review
+// shows its own namespace's pods only), at most maxWhatIfPods.
+func whatIfResult(pods []scheduler.WhatIfPod, namespace string) *v1alpha1.WhatIfResult {
+	out := &v1alpha1.WhatIfResult{PendingPods: int32(len(pods))}
+	for _, p := range pods {
+		if p.Node != "" {
+			out.Placed++
+		}
+		if p.Namespace != namespace || len(out.Pods) == maxWhatIfPods {
+			continue
+		}
+		out.Pods = append(out.Pods, v1alpha1.WhatIfPod{Pod: p.Namespace + "/" + p.Name, Node: p.Node, Message: p.Message})
+	}
+	return out
+}
+
+// finishedAt is when the review got its Complete or Failed condition.
+func finishedAt(sr *v1alpha1.SchedulingReview) time.Time {
+	if sr.Status.CompletionTime != nil {
+		return sr.Status.CompletionTime.Time
+	}
+	for _, c := range sr.Status.Conditions {
+		if c.Type == v1alpha1.ConditionComplete || c.Type == v1alpha1.ConditionFailed {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return sr.CreationTimestamp.Time
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -1,0 +1,89 @@
+package controllers
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+func TestPodResultBoundsAndGroups(t *testing.T) {
+	g := NewWithT(t)
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}}
+	var feasible []scheduler.NodeResult
+	for i, n := range []string{"a", "b", "c", "d"} {
+		feasible = append(feasible, scheduler.NodeResult{Name: n, Total: int64(100 - i), Sampled: i < 3, Scores: []scheduler.ScoreDetail{
+			{Name: "NodeResourcesFit", Raw: 50, Normalized: 50, Weight: 2, Weighted: 100 - int64(i)},
+			{Name: "http://extender", Extender: true, Weighted: 7},
+		}})
+	}
+	var rejected []scheduler.NodeRejection
+	for i := range 5 {
+		rejected = append(rejected, scheduler.NodeRejection{Node: "cpu-" + string(rune('0'+i)), Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}})
+	}
+	rejected = append(rejected, scheduler.NodeRejection{Node: "t", Plugin: "TaintToleration", Reasons: []string{"node(s) had untolerated taint(s)"}, Unresolvable: true})
+
+	got := podResult(&scheduler.PodReview{Pod: pod, SelectedNode: "a", Feasible: feasible, Rejected: rejected, NumFeasibleNodesToFind: 3, StartNode: "b"}, 2)
+	g.Expect(got.Pod).To(Equal("ns/web"))
+	g.Expect(got.FeasibleNodes).To(BeEquivalentTo(4))
+	g.Expect(got.Nodes).To(HaveLen(2))
+	g.Expect(got.UnlistedFeasibleNodes).To(BeEquivalentTo(2))
+	g.Expect(got.Nodes[1]).To(Equal(v1alpha1.NodeScore{Node: "b", Rank: 2, TotalScore: 99, Scores: []v1alpha1.PluginScore{
+		{Plugin: "NodeResourcesFit", Raw: ptr.To[int64](50), Normalized: ptr.To[int64](50), Weight: 2, Weighted: 99},
+		{Plugin: "http://extender", Weighted: 7},
+	}}))
+	g.Expect(got.Rejected).To(Equal([]v1alpha1.RejectedNodes{
+		{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 5, Nodes: []string{"cpu-0", "cpu-1"}},
+		{Plugin: "TaintToleration", Reason: "node(s) had untolerated taint(s)", Unresolvable: true, Count: 1, Nodes: []string{"t"}},
+	}))
+	g.Expect(got.Sampling).To(Equal(&v1alpha1.Sampling{NumFeasibleNodesToFind: 3, StartNode: "b"}))
+}
+
+func TestReviewStatus(t *testing.T) {
+	now := metav1.Now()
+	sr := &v1alpha1.SchedulingReview{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Generation: 2}, Spec: v1alpha1.SchedulingReviewSpec{PendingPods: true}}
+	for name, tc := range map[string]struct {
+		outcome    reviewOutcome
+		condition  string
+		reason     string
+		message    string
+		wantWhatIf *v1alpha1.WhatIfResult
+	}{
+		"failed": {
+			outcome:   failed(v1alpha1.ReasonPodNotFound, "spec.podName: no pod"),
+			condition: v1alpha1.ConditionFailed, reason: v1alpha1.ReasonPodNotFound, message: "spec.podName: no pod",
+		},
+		"what-if lists the review's namespace only": {
+			outcome: reviewOutcome{review: &scheduler.Review{SchedulerName: "s", SnapshotNodes: 3, WhatIf: []scheduler.WhatIfPod{
+				{Namespace: "ns", Name: "a", Node: "n1"},
+				{Namespace: "other", Name: "b", Node: "n2"},
+				{Namespace: "ns", Name: "c", Message: "0/3 nodes are available"},
+			}}, profile: "p", generation: 4},
+			condition: v1alpha1.ConditionComplete, reason: v1alpha1.ReasonAnswered,
+			message: "evaluated on 3 nodes; 2 of 3 pending pods would be placed",
+			wantWhatIf: &v1alpha1.WhatIfResult{PendingPods: 3, Placed: 2, Pods: []v1alpha1.WhatIfPod{
+				{Pod: "ns/a", Node: "n1"}, {Pod: "ns/c", Message: "0/3 nodes are available"},
+			}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			st := reviewStatus(sr, tc.outcome, now)
+			g.Expect(st.ObservedGeneration).To(BeEquivalentTo(2))
+			g.Expect(st.Conditions).To(HaveLen(1))
+			c := st.Conditions[0]
+			g.Expect(c.Type).To(Equal(tc.condition))
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Reason).To(Equal(tc.reason))
+			g.Expect(c.Message).To(Equal(tc.message))
+			g.Expect(c.ObservedGeneration).To(BeEquivalentTo(2))
+			g.Expect(st.WhatIf).To(Equal(tc.wantWhatIf))
+			g.Expect(st.CompletionTime).To(Equal(&now))
+		})
+	}
+}
