@@ -126,8 +126,8 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(got.Status.Result.FeasibleNodes).To(BeEquivalentTo(1))
 		Expect(got.Status.Result.Rejected).To(ContainElement(And(
 			HaveField("Plugin", "NodeAffinity"),
-			HaveField("Reason", "node(s) didn't match Node's node affinity/selector"),
-			HaveField("Nodes", ContainElements("node-1", "node-2")),
+			HaveField("Reason", "node(s) didn't match Pod's node affinity/selector"),
+			HaveField("Nodes", Equal([]string{"node-1", "node-2"})),
 		)))
 		Expect(op.sched.Serving("sr-draft")).To(BeFalse())
 	})

@@ -102,11 +102,7 @@ func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 		}
 	}
 	if pr := p.Preemption; pr != nil {
-		msg := pr.Message
-		if pr.NotEvaluated != "" {
-			msg = "not evaluated: " + pr.NotEvaluated
-		}
-		out.Preemption = &v1alpha1.PreemptionResult{Node: pr.Node, Victims: pr.Victims, Message: msg}
+		out.Preemption = &v1alpha1.PreemptionResult{Node: pr.Node, Victims: pr.Victims, Message: pr.Message, NotEvaluated: pr.NotEvaluated}
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -163,6 +164,15 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, err
 		return nil, ErrNotReady
 	}
 	logger := klog.FromContext(ctx)
+	var rc *reviewCycle
+	if req.Draft != nil {
+		// A draft that does not build is the answer, whatever the pod.
+		var err error
+		if rc, err = s.newReviewCycle(ctx, *req.Draft); err != nil {
+			return nil, err
+		}
+		defer rc.close()
+	}
 	pod := req.Pod
 	if pod == nil && !req.PendingPods {
 		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
@@ -171,9 +181,7 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, err
 		}
 		pod = p
 	}
-
-	prof := req.Draft
-	if prof == nil {
+	if rc == nil {
 		name := req.SchedulerName
 		if name == "" && pod != nil {
 			name = pod.Spec.SchedulerName
@@ -185,15 +193,15 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, err
 			return nil, fmt.Errorf("%w: %q", ErrNotServing, name)
 		}
 		defer lp.release(logger)
-		prof = &lp.profile
+		var err error
+		if rc, err = s.newReviewCycle(ctx, lp.profile); err != nil {
+			return nil, err
+		}
+		defer rc.close()
 	}
-	rc, err := s.newReviewCycle(ctx, *prof)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.close()
 
 	out := &Review{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
+	var err error
 	if req.PendingPods {
 		name := req.PendingSchedulerName
 		if name == "" {
@@ -225,6 +233,8 @@ type reviewCycle struct {
 	preemption *defaultpreemption.DefaultPreemption
 	// notPreempting explains why preemption is not evaluated.
 	notPreempting string
+	// draPostFilter: DynamicResources' PostFilter runs before preemption.
+	draPostFilter bool
 	startIndex    int
 	parent        *Scheduler
 	mutating      bool
@@ -316,19 +326,30 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 }
 
 // setUpPreemption builds a DefaultPreemption of the review's own, with the
-// profile's args, when the profile's only PostFilter plugin is
-// DefaultPreemption: its evaluator finds the victims without evicting them.
+// profile's args, when DefaultPreemption is the profile's PostFilter
+// plugin: its evaluator finds the victims without evicting them.
+// DynamicResources' PostFilter may come first: for a pod without claims it
+// returns Unschedulable without a reason, which leaves the message as
+// DefaultPreemption makes it; for a pod with claims it would deallocate a
+// claim, which a review does not do (the answer says so).
 func (rc *reviewCycle) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, plugins *config.Plugins) error {
-	post := plugins.PostFilter.Enabled
-	switch {
-	case len(post) == 0:
-		return nil
-	case len(post) > 1 || post[0].Name != defaultpreemption.Name:
-		names := make([]string, 0, len(post))
-		for _, p := range post {
-			names = append(names, p.Name)
+	var others []string
+	found := false
+	for _, p := range plugins.PostFilter.Enabled {
+		switch {
+		case p.Name == defaultpreemption.Name:
+			found = true
+		case p.Name == dynamicresources.Name && !found:
+			rc.draPostFilter = true
+		default:
+			others = append(others, p.Name)
 		}
-		rc.notPreempting = fmt.Sprintf("PostFilter plugins %v are not evaluated in a review, only %s alone is", names, defaultpreemption.Name)
+	}
+	switch {
+	case len(others) > 0:
+		rc.notPreempting = fmt.Sprintf("PostFilter plugins %v are not run in a review (only %s and %s)", others, dynamicresources.Name, defaultpreemption.Name)
+		return nil
+	case !found:
 		return nil
 	}
 	var args runtime.Object
@@ -527,8 +548,8 @@ func (rc *reviewCycle) sampled(nodes, feasible []fwk.NodeInfo, numToFind int) ma
 	return out
 }
 
-// rejections lists every node that does not fit with the status that
-// rejected it: its own, or the status of the nodes no plugin looked at.
+// rejections lists every node that does not fit, by name, with the status
+// that rejected it: its own, or the status of the nodes no plugin looked at.
 func rejections(allNodes, feasible []fwk.NodeInfo, statuses *framework.NodeToStatus, rejectedBy map[string]string) []NodeRejection {
 	fits := make(map[string]bool, len(feasible))
 	for _, n := range feasible {
@@ -547,6 +568,7 @@ func rejections(allNodes, feasible []fwk.NodeInfo, statuses *framework.NodeToSta
 		}
 		out = append(out, r)
 	}
+	slices.SortFunc(out, func(a, b NodeRejection) int { return cmp.Compare(a.Node, b.Node) })
 	return out
 }
 

@@ -24,6 +24,9 @@ func (rc *reviewCycle) dryRunPreemption(ctx context.Context, state fwk.CycleStat
 		return &PreemptionReview{NotEvaluated: rc.notPreempting}
 	}
 	out := &PreemptionReview{}
+	if rc.draPostFilter && len(pod.Spec.ResourceClaims) > 0 {
+		out.NotEvaluated = "DynamicResources' PostFilter (which may deallocate a claim of the pod first) is not run in a review"
+	}
 	msg := rc.preempt(ctx, state, pod, m, out)
 	if msg != "" {
 		out.Message = "preemption: " + msg

@@ -71,7 +71,11 @@ var _ = Describe("SchedulingReview", func() {
 		createPod(newPod(h.ns, "web", name, "1", "1Gi", withGates("hold")))
 		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(4))
 
-		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+		var r *scheduler.Review
+		Eventually(func() (err error) {
+			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			return err
+		}, 10*time.Second, 20*time.Millisecond).Should(Succeed(), "once the scheduler's informer has the pod")
 		Expect(r.SchedulerName).To(Equal(name))
 		Expect(r.SnapshotNodes).To(Equal(4))
 		p := r.Pod
@@ -113,7 +117,7 @@ var _ = Describe("SchedulingReview", func() {
 		event := failedSchedulingNotes(h.ns, "too-big")()[0]
 
 		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "too-big"})
-		GinkgoWriter.Println(r.Pod.Message)
+		GinkgoWriter.Printf("%s\n%+v\n", r.Pod.Message, r.Pod.Preemption)
 		Expect(r.Pod.SelectedNode).To(BeEmpty())
 		Expect(r.Pod.Message).To(Equal(cond.Message))
 		Expect(r.Pod.Message).To(Equal(event))
@@ -231,6 +235,10 @@ var _ = Describe("SchedulingReview", func() {
 		h := startScheduler()
 		name := uniqueName("review")
 		h.apply(defaultProfile(name))
+		Eventually(func() error {
+			_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "nope"})
+			return err
+		}, 10*time.Second, 20*time.Millisecond).Should(MatchError(scheduler.ErrPodNotFound))
 		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "nope"})
 		Expect(err).To(MatchError(scheduler.ErrPodNotFound))
 		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: newPod(h.ns, "x", "nobody", "1", "1Gi")})

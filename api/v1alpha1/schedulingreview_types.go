@@ -240,6 +240,10 @@ type PreemptionResult struct {
 	// Message as the PostFilter would report it.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// NotEvaluated says what of the profile's PostFilter a review does not
+	// run (plugins other than DefaultPreemption, a claim deallocation).
+	// +optional
+	NotEvaluated string `json:"notEvaluated,omitempty"`
 }
 
 // WhatIfResult is the answer of what-if mode.
