@@ -77,8 +77,9 @@ test-race: envtest-assets ## Run the scheduler's tests under the race detector.
 ##@ Build and run
 
 .PHONY: build
-build: ## Build the operator binary, and the example binary with an out-of-tree plugin, into bin/.
+build: ## Build the operator binary, the kubectl-sp plugin, and the example binary with an out-of-tree plugin, into bin/.
 	$(GO) build -o $(LOCALBIN)/profile-scheduler .
+	$(GO) build -o $(LOCALBIN)/kubectl-sp ./cmd/kubectl-sp
 	$(GO) build -o $(LOCALBIN)/numericlabel-scheduler ./examples/numericlabel/cmd/numericlabel-scheduler
 
 .PHONY: run

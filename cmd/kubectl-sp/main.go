@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	cmd := newRootCommand(streams)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(streams.ErrOut, "error:", err)
+		os.Exit(1)
+	}
+}
+
+// newRootCommand is `kubectl sp` with kubectl's connection flags.
+func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	flags := genericclioptions.NewConfigFlags(true)
+	root := &cobra.Command{
+		Use:   "kubectl-sp",
+		Short: "Ask profile-scheduler where a pod would go, and why",
+		Long: `kubectl sp asks profile-scheduler, through a SchedulingReview, what its
+scheduling cycle would decide: for one pod (explain) or for every pending pod
+of a schedulerName under a draft profile (what-if). Nothing is changed: the
+review runs on a snapshot, and is deleted once printed.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	flags.AddFlags(root.PersistentFlags())
+	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams))
+	return root
+}

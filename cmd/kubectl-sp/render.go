@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+
+func newTabWriter(w io.Writer) *tabwriter.Writer {
+	// kubectl's printers use the same settings.
+	return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
+}
+
+// profileLine says what evaluated the review.
+func profileLine(sr *v1alpha1.SchedulingReview) string {
+	st := sr.Status
+	switch {
+	case st.Draft:
+		return fmt.Sprintf("draft (schedulerName %s)", st.SchedulerName)
+	case st.Profile != "":
+		return fmt.Sprintf("%s (generation %d, schedulerName %s)", st.Profile, st.ProfileGeneration, st.SchedulerName)
+	}
+	return "schedulerName " + st.SchedulerName
+}
+
+// renderExplain prints an explain answer: a summary, then one row per node
+// (the listed feasible nodes in rank order, the winner marked *, then the
+// rejected ones with the plugin and reason), with each score plugin's
+// weighted score and the total.
+func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+	res := sr.Status.Result
+	if res == nil {
+		return fmt.Errorf("review %s/%s has no result", sr.Namespace, sr.Name)
+	}
+	fmt.Fprintf(w, "Pod:       %s\n", res.Pod)
+	fmt.Fprintf(w, "Profile:   %s\n", profileLine(sr))
+	fmt.Fprintf(w, "Nodes:     %d in the snapshot, %d feasible\n", sr.Status.SnapshotNodes, res.FeasibleNodes)
+	if res.SelectedNode != "" {
+		fmt.Fprintf(w, "Result:    %s\n", res.SelectedNode)
+	} else {
+		fmt.Fprintf(w, "Result:    unschedulable: %s\n", res.Message)
+	}
+	if p := res.Preemption; p != nil {
+		switch {
+		case p.Node != "":
+			fmt.Fprintf(w, "Preemption: would nominate %s, evicting %s\n", p.Node, strings.Join(p.Victims, ", "))
+		case p.Message != "":
+			fmt.Fprintf(w, "Preemption: %s\n", strings.TrimPrefix(p.Message, "preemption: "))
+		}
+		if p.NotEvaluated != "" {
+			fmt.Fprintf(w, "Not evaluated: %s\n", p.NotEvaluated)
+		}
+	}
+	if s := res.Sampling; s != nil && !s.AllNodes {
+		fmt.Fprintf(w, "Sampling:  the scheduler stops at %d feasible nodes (percentageOfNodesToScore), starting at %s; nodes marked ~ it would not reach\n", s.NumFeasibleNodesToFind, s.StartNode)
+	}
+	fmt.Fprintln(w)
+
+	var plugins []string
+	seen := map[string]bool{}
+	for _, n := range res.Nodes {
+		for _, sc := range n.Scores {
+			if !seen[sc.Plugin] {
+				seen[sc.Plugin] = true
+				plugins = append(plugins, sc.Plugin)
+			}
+		}
+	}
+	tw := newTabWriter(w)
+	header := append([]string{"NODE", "FILTER"}, plugins...)
+	fmt.Fprintln(tw, strings.Join(append(header, "TOTAL"), "\t"))
+	for _, n := range res.Nodes {
+		name := n.Node
+		switch {
+		case n.Node == res.SelectedNode:
+			name += " *"
+		case n.NotSampled:
+			name += " ~"
+		}
+		row := []string{name, "passed"}
+		byPlugin := map[string]int64{}
+		for _, sc := range n.Scores {
+			byPlugin[sc.Plugin] = sc.Weighted
+		}
+		for _, p := range plugins {
+			if v, ok := byPlugin[p]; ok {
+				row = append(row, strconv.FormatInt(v, 10))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(append(row, strconv.FormatInt(n.TotalScore, 10)), "\t"))
+	}
+	dashes := func(row []string) string {
+		for range plugins {
+			row = append(row, "-")
+		}
+		return strings.Join(append(row, "-"), "\t")
+	}
+	if res.UnlistedFeasibleNodes > 0 {
+		fmt.Fprintln(tw, dashes([]string{fmt.Sprintf("(%d more)", res.UnlistedFeasibleNodes), "passed"}))
+	}
+	for _, g := range res.Rejected {
+		verdict := g.Reason
+		if g.Plugin != "" {
+			verdict = g.Plugin + ": " + g.Reason
+		}
+		for _, n := range g.Nodes {
+			fmt.Fprintln(tw, dashes([]string{n, verdict}))
+		}
+		if more := int(g.Count) - len(g.Nodes); more > 0 {
+			fmt.Fprintln(tw, dashes([]string{fmt.Sprintf("(%d more)", more), verdict}))
+		}
+	}
+	return tw.Flush()
+}
+
+// renderWhatIf prints a what-if answer: how many pending pods would be
+// placed, then where each pod of the namespace would go, or why not.
+func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+	res := sr.Status.WhatIf
+	if res == nil {
+		return fmt.Errorf("review %s/%s has no what-if result", sr.Namespace, sr.Name)
+	}
+	fmt.Fprintf(w, "%d of %d pending pods would be placed (%s, %d nodes)\n", res.Placed, res.PendingPods, profileLine(sr), sr.Status.SnapshotNodes)
+	if len(res.Pods) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := newTabWriter(w)
+	fmt.Fprintln(tw, "POD\tNODE\tREASON")
+	for _, p := range res.Pods {
+		node := p.Node
+		if node == "" {
+			node = "<none>"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, node, p.Message)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if others := int(res.PendingPods) - len(res.Pods); others > 0 {
+		fmt.Fprintf(w, "(%d pending pods of other namespaces, or beyond the first %d, not listed)\n", others, len(res.Pods))
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+func score(plugin string, weighted int64) v1alpha1.PluginScore {
+	return v1alpha1.PluginScore{Plugin: plugin, Raw: ptr.To[int64](weighted), Normalized: ptr.To[int64](weighted), Weight: 1, Weighted: weighted}
+}
+
+func TestRenderExplain(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "explain-x"},
+		Status: v1alpha1.SchedulingReviewStatus{
+			Profile: "bin-packing", ProfileGeneration: 3, SchedulerName: "bin-packing", SnapshotNodes: 6,
+			Result: &v1alpha1.PodReviewResult{
+				Pod: "default/web", SelectedNode: "node-2", FeasibleNodes: 3, UnlistedFeasibleNodes: 1,
+				Nodes: []v1alpha1.NodeScore{
+					{Node: "node-2", Rank: 1, TotalScore: 150, Scores: []v1alpha1.PluginScore{score("NodeResourcesFit", 100), score("TaintToleration", 50)}},
+					{Node: "node-1", Rank: 2, TotalScore: 90, Scores: []v1alpha1.PluginScore{score("NodeResourcesFit", 40), score("TaintToleration", 50)}},
+				},
+				Rejected: []v1alpha1.RejectedNodes{
+					{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 3, Nodes: []string{"node-4", "node-5"}},
+				},
+				Sampling: &v1alpha1.Sampling{NumFeasibleNodesToFind: 6, AllNodes: true},
+			},
+		},
+	}
+	var out bytes.Buffer
+	if err := renderExplain(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	want := `Pod:       default/web
+Profile:   bin-packing (generation 3, schedulerName bin-packing)
+Nodes:     6 in the snapshot, 3 feasible
+Result:    node-2
+
+NODE       FILTER                               NodeResourcesFit   TaintToleration   TOTAL
+node-2 *   passed                               100                50                150
+node-1     passed                               40                 50                90
+(1 more)   passed                               -                  -                 -
+node-4     NodeResourcesFit: Insufficient cpu   -                  -                 -
+node-5     NodeResourcesFit: Insufficient cpu   -                  -                 -
+(1 more)   NodeResourcesFit: Insufficient cpu   -                  -                 -
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestRenderExplainUnschedulable(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		Draft: true, SchedulerName: "draft", SnapshotNodes: 2,
+		Result: &v1alpha1.PodReviewResult{
+			Pod:        "ns/big",
+			Message:    "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
+			Rejected:   []v1alpha1.RejectedNodes{{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 2, Nodes: []string{"n1", "n2"}}},
+			Preemption: &v1alpha1.PreemptionResult{Node: "n1", Victims: []string{"ns/low"}},
+			Sampling:   &v1alpha1.Sampling{NumFeasibleNodesToFind: 2, AllNodes: true},
+		},
+	}}
+	var out bytes.Buffer
+	if err := renderExplain(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"Profile:   draft (schedulerName draft)",
+		"Result:    unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
+		"Preemption: would nominate n1, evicting ns/low",
+		"NODE   FILTER                               TOTAL",
+		"n2     NodeResourcesFit: Insufficient cpu   -",
+	} {
+		if !strings.Contains(out.String(), line+"\n") {
+			t.Errorf("missing line %q in\n%s", line, out.String())
+		}
+	}
+}
+
+func TestRenderWhatIf(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		Draft: true, SchedulerName: "bin-packing", SnapshotNodes: 6,
+		WhatIf: &v1alpha1.WhatIfResult{PendingPods: 4, Placed: 2, Pods: []v1alpha1.WhatIfPod{
+			{Pod: "ns/a", Node: "node-1"},
+			{Pod: "ns/b", Message: "0/6 nodes are available: 6 Insufficient cpu."},
+		}},
+	}}
+	var out bytes.Buffer
+	if err := renderWhatIf(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	want := `2 of 4 pending pods would be placed (draft (schedulerName bin-packing), 6 nodes)
+
+POD    NODE     REASON
+ns/a   node-1   
+ns/b   <none>   0/6 nodes are available: 6 Insufficient cpu.
+(2 pending pods of other namespaces, or beyond the first 2, not listed)
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestFlagsAndExitErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain"}, "explain takes exactly one pod name"},
+		{[]string{"explain", "web", "-o", "wide"}, `--output must be table, yaml or json, not "wide"`},
+		{[]string{"explain", "web", "--profile", "a", "-f", "x.yaml"}, "--profile and --filename: give at most one"},
+		{[]string{"what-if"}, "what-if needs a draft profile (-f) or --profile"},
+		{[]string{"what-if", "-f", "/does/not/exist.yaml"}, "reading the draft profile"},
+	} {
+		var stdout, stderr bytes.Buffer
+		cmd := newRootCommand(streamsFor(&stdout, &stderr))
+		cmd.SetArgs(tc.args)
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got error %v, want one containing %q", tc.args, err, tc.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%v: wrote to stdout: %q", tc.args, stdout.String())
+		}
+	}
+}
