@@ -78,6 +78,20 @@
 // certificates (the bundle is bounded), and checks again every minute and
 // after a rotation, so the API server trusts whichever replica it reaches.
 //
-// This package never builds frameworks itself outside admission dry-runs,
-// never writes spec, and never takes a schedulerName from an older profile.
+// # Scheduling reviews
+//
+// The SchedulingReview reconciler (SetupReviews) answers each review once:
+// it resolves spec.profile to the schedulerName and generation that serve,
+// or converts spec.profileSpec exactly as a SchedulerProfile's spec (same
+// extender resolution, ConvertProfile, BuildRefusal: a draft that does not
+// build gets the reason a SchedulerProfile would, with its field paths under
+// spec.profileSpec), runs scheduler.Reviewer.Review, and writes the answer
+// (bounded by spec.maxNodes; what-if lists the review namespace's pods only)
+// with Complete or Failed, whose message names the field at fault. A finished
+// review is never answered again, and is deleted ttlSecondsAfterFinished
+// after it finished.
+//
+// This package never builds frameworks itself outside admission dry-runs
+// and reviews (through the scheduler), never writes spec, and never takes a
+// schedulerName from an older profile.
 package controllers

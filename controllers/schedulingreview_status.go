@@ -53,9 +53,12 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 	msg := "evaluated on " + plural(r.SnapshotNodes, "node")
 	if r.Pod != nil {
 		st.Result = podResult(r.Pod, maxNodes)
-		if st.Result.SelectedNode != "" {
+		switch {
+		case st.Result.TiedNodes > 1:
+			msg += "; the pod would go to one of " + strconv.Itoa(int(st.Result.TiedNodes)) + " nodes with the best score, at random, such as " + st.Result.SelectedNode
+		case st.Result.SelectedNode != "":
 			msg += "; the pod would go to " + st.Result.SelectedNode
-		} else {
+		default:
 			msg += "; no node fits"
 		}
 	}
@@ -76,6 +79,7 @@ func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 		SelectedNode:  p.SelectedNode,
 		Message:       p.Message,
 		FeasibleNodes: int32(len(p.Feasible)),
+		TiedNodes:     int32(p.Tied),
 	}
 	for i, n := range p.Feasible {
 		if i == maxNodes {

@@ -15,7 +15,19 @@
 // schedule_one.go; metrics.go holds the profile metrics this package
 // produces (profile_scheduler_profile_swaps_total, _profile_swap_duration_seconds,
 // and _active_profiles, read from the live profile map when scraped) and
-// exposes upstream's scheduler_* metrics on the controller-runtime registry.
+// exposes upstream's scheduler_* metrics on the controller-runtime registry;
+// review.go and review_preemption.go answer scheduling reviews (Reviewer).
+//
+// Reviews: a review takes a reference on the serving profile as a cycle
+// does (or takes a draft profile), copies the cache into a snapshot of its
+// own, and builds a framework of its own from the same profile on that
+// snapshot (its own waiting-pods map, no event recorder, no pod activator;
+// the queue is only read, as the nominator). It runs the cycle's shared
+// steps (runPreFilter, filterNodes on every node, findNodesThatPassExtenders,
+// prioritizeNodes, the FailedScheduling message) and DefaultPreemption's
+// evaluator up to the choice of victims, never Reserve, Permit, Bind or an
+// eviction. It never blocks the scheduling loop: it only holds the cache's
+// lock while copying it, as a cycle's UpdateSnapshot does.
 //
 // Hot swap: a cycle takes a reference on the framework serving the pod's
 // schedulerName once, at its start, and the binding cycle keeps it; a
@@ -28,6 +40,7 @@
 // Scheduler.
 //
 // It must never re-implement an upstream plugin, never touch a pod whose
-// schedulerName no live profile serves, and never let a profile swap lose a
-// pod or bind one twice.
+// schedulerName no live profile serves, never let a profile swap lose a
+// pod or bind one twice, and never let a review change the cache, the
+// queue or any API object.
 package scheduler

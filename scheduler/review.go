@@ -95,8 +95,12 @@ type PodReview struct {
 	// message the cycle would write.
 	Message string
 	// Feasible nodes in the order the cycle ranks them (the selected node
-	// first), with their scores.
+	// first, ties by name), with their scores.
 	Feasible []NodeResult
+	// Tied counts the nodes sharing the best score (the selected one
+	// included) when the cycle would pick among several at random; 0
+	// otherwise.
+	Tied int
 	// Rejected nodes, by name.
 	Rejected []NodeRejection
 	// NumFeasibleNodesToFind is where the real cycle stops searching
@@ -514,6 +518,15 @@ func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodR
 			res.Scores = append(res.Scores, d)
 		}
 		out.Feasible = append(out.Feasible, res)
+	}
+	if len(scores) > 1 && scores[0].Name != nominated {
+		tied := 1
+		for tied < len(scores) && scores[tied].TotalScore == scores[0].TotalScore {
+			tied++
+		}
+		if tied > 1 {
+			out.Tied = tied
+		}
 	}
 	return nil
 }

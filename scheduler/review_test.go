@@ -82,6 +82,7 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(p.Message).To(BeEmpty())
 		Expect(p.Feasible).To(HaveLen(3))
 		Expect(p.Feasible[0].Total).To(BeNumerically(">", p.Feasible[1].Total), "the best node is unique")
+		Expect(p.Tied).To(BeZero())
 		for _, n := range p.Feasible {
 			var sum int64
 			for _, sc := range n.Scores {

@@ -141,6 +141,11 @@ type PodReviewResult struct {
 	Message string `json:"message,omitempty"`
 	// FeasibleNodes counts the nodes that pass every filter and extender.
 	FeasibleNodes int32 `json:"feasibleNodes"`
+	// TiedNodes counts the nodes that share the best total score with
+	// SelectedNode (itself included) when more than one does: the
+	// scheduler picks one of them at random.
+	// +optional
+	TiedNodes int32 `json:"tiedNodes,omitempty"`
 	// Nodes are the best feasible nodes with their scores, in the order the
 	// cycle ranks them, at most spec.maxNodes.
 	// +optional

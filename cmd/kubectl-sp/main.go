@@ -30,6 +30,8 @@ of a schedulerName under a draft profile (what-if). Nothing is changed: the
 review runs on a snapshot, and is deleted once printed.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Help reads "kubectl sp", as kubectl runs the plugin.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl sp"},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	flags.AddFlags(root.PersistentFlags())

@@ -41,9 +41,21 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	fmt.Fprintf(w, "Pod:       %s\n", res.Pod)
 	fmt.Fprintf(w, "Profile:   %s\n", profileLine(sr))
 	fmt.Fprintf(w, "Nodes:     %d in the snapshot, %d feasible\n", sr.Status.SnapshotNodes, res.FeasibleNodes)
-	if res.SelectedNode != "" {
+	switch {
+	case res.TiedNodes > 1:
+		var tied []string
+		for _, n := range res.Nodes {
+			if n.TotalScore == res.Nodes[0].TotalScore && n.Node != res.SelectedNode {
+				tied = append(tied, n.Node)
+			}
+		}
+		if more := int(res.TiedNodes) - 1 - len(tied); more > 0 {
+			tied = append(tied, fmt.Sprintf("%d more", more))
+		}
+		fmt.Fprintf(w, "Result:    %s, tied with %s: the scheduler picks one of them at random\n", res.SelectedNode, strings.Join(tied, ", "))
+	case res.SelectedNode != "":
 		fmt.Fprintf(w, "Result:    %s\n", res.SelectedNode)
-	} else {
+	default:
 		fmt.Fprintf(w, "Result:    unschedulable: %s\n", res.Message)
 	}
 	if p := res.Preemption; p != nil {

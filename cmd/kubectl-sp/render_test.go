@@ -83,6 +83,26 @@ func TestRenderExplainUnschedulable(t *testing.T) {
 	}
 }
 
+func TestRenderExplainTie(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		SchedulerName: "s", SnapshotNodes: 4,
+		Result: &v1alpha1.PodReviewResult{
+			Pod: "ns/web", SelectedNode: "a", FeasibleNodes: 4, TiedNodes: 3, UnlistedFeasibleNodes: 2,
+			Nodes: []v1alpha1.NodeScore{
+				{Node: "a", Rank: 1, TotalScore: 7, Scores: []v1alpha1.PluginScore{score("P", 7)}},
+				{Node: "b", Rank: 2, TotalScore: 7, Scores: []v1alpha1.PluginScore{score("P", 7)}},
+			},
+		},
+	}}
+	var out bytes.Buffer
+	if err := renderExplain(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Result:    a, tied with b, 1 more: the scheduler picks one of them at random\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("missing %q in\n%s", want, out.String())
+	}
+}
+
 func TestRenderWhatIf(t *testing.T) {
 	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
 		Draft: true, SchedulerName: "bin-packing", SnapshotNodes: 6,

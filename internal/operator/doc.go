@@ -1,7 +1,7 @@
 // Package operator assembles the operator: a controller-runtime manager
 // holding the in-process scheduler (a leader-only runnable), the
-// SchedulerProfile and ExtenderConfig controllers, the optional admission
-// webhook, metrics and probes. The public package app (whose command
-// main.go runs) and the end-to-end tests build the operator through New, so
-// both run the same thing.
+// SchedulerProfile, ExtenderConfig and SchedulingReview controllers, the
+// optional admission webhook, metrics and probes. The public package app
+// (whose command main.go runs) and the end-to-end tests build the operator
+// through New, so both run the same thing.
 package operator
