@@ -16,6 +16,11 @@ import (
 // maxWhatIfPods bounds the pods listed in status.whatIf.pods.
 const maxWhatIfPods = 500
 
+// maxRejectionGroups bounds status.result.rejected: the smallest groups
+// beyond it are counted in one last group (extenders may give every node a
+// reason of its own).
+const maxRejectionGroups = 20
+
 // reviewOutcome is what answering a review decided: a failure, or the
 // scheduler's review and the profile it used.
 type reviewOutcome struct {
@@ -144,6 +149,18 @@ func groupRejections(rejected []scheduler.NodeRejection, maxNodes int) []v1alpha
 		}
 		return cmp.Compare(a.Reason, b.Reason)
 	})
+	if len(out) > maxRejectionGroups {
+		rest := v1alpha1.RejectedNodes{Reason: "(" + strconv.Itoa(len(out)-maxRejectionGroups+1) + " other reasons)"}
+		for _, g := range out[maxRejectionGroups-1:] {
+			rest.Count += g.Count
+			for _, n := range g.Nodes {
+				if len(rest.Nodes) < maxNodes {
+					rest.Nodes = append(rest.Nodes, n)
+				}
+			}
+		}
+		out = append(out[:maxRejectionGroups-1], rest)
+	}
 	return out
 }
 

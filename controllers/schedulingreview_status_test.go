@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -42,6 +43,25 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 		{Plugin: "TaintToleration", Reason: "node(s) had untolerated taint(s)", Unresolvable: true, Count: 1, Nodes: []string{"t"}},
 	}))
 	g.Expect(got.Sampling).To(Equal(&v1alpha1.Sampling{NumFeasibleNodesToFind: 3, StartNode: "b"}))
+}
+
+func TestRejectionGroupsAreBounded(t *testing.T) {
+	g := NewWithT(t)
+	var rejected []scheduler.NodeRejection
+	for i := range 5000 {
+		rejected = append(rejected, scheduler.NodeRejection{Node: fmt.Sprintf("n%04d", i), Plugin: "http://extender", Reasons: []string{fmt.Sprintf("no GPU on n%04d", i)}})
+	}
+	got := groupRejections(rejected, 3)
+	g.Expect(got).To(HaveLen(maxRejectionGroups))
+	last := got[maxRejectionGroups-1]
+	g.Expect(last.Reason).To(Equal("(4981 other reasons)"))
+	g.Expect(last.Count).To(BeEquivalentTo(4981))
+	g.Expect(last.Nodes).To(HaveLen(3))
+	var total int32
+	for _, grp := range got {
+		total += grp.Count
+	}
+	g.Expect(total).To(BeEquivalentTo(5000))
 }
 
 func TestReviewStatus(t *testing.T) {

@@ -2,7 +2,9 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -230,6 +232,65 @@ var _ = Describe("SchedulingReview", func() {
 			Expect(eventsFor(h.ns, p)).To(BeEmpty())
 		}
 		Expect(h.sched.Serving(draftName)).To(BeFalse())
+	})
+
+	It("answers reviews while the profile swaps and pods bind, losing no pod and blocking no cycle", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		least := defaultProfile(name)
+		most := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
+			for i := range p.PluginConfig {
+				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
+					args.ScoringStrategy.Type = config.MostAllocated
+				}
+			}
+		})
+		h.apply(least)
+		for i := range 3 {
+			createNode(fmt.Sprintf("n%d", i), "8", "16Gi")
+		}
+		bindsBefore, failsBefore := bindCalls.Load(), bindFails.Load()
+		ctx, stop := context.WithCancel(context.Background())
+		var answered atomic.Int64
+		reviewErr := make(chan error, 1)
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			tmpl := newPod(h.ns, "template", name, "100m", "100Mi")
+			for ctx.Err() == nil {
+				r, err := h.sched.Review(ctx, scheduler.ReviewRequest{Pod: tmpl})
+				switch {
+				case errors.Is(err, scheduler.ErrNotReady), ctx.Err() != nil:
+					continue
+				case err != nil:
+					reviewErr <- err
+					return
+				case r.Pod.SelectedNode == "":
+					reviewErr <- fmt.Errorf("no node for the template: %s", r.Pod.Message)
+					return
+				}
+				answered.Add(1)
+			}
+		}()
+		const pods = 20
+		for i := range pods {
+			if i%2 == 0 {
+				h.apply(most)
+			} else {
+				h.apply(least)
+			}
+			createPod(newPod(h.ns, fmt.Sprintf("p%d", i), name, "100m", "100Mi"))
+		}
+		for i := range pods {
+			waitBound(h.ns, fmt.Sprintf("p%d", i), 20*time.Second)
+		}
+		Eventually(answered.Load, 20*time.Second, 20*time.Millisecond).Should(BeNumerically(">=", 5))
+		stop()
+		Eventually(done, 20*time.Second).Should(BeClosed())
+		Expect(reviewErr).NotTo(Receive())
+		Expect(bindCalls.Load()-bindsBefore).To(BeEquivalentTo(pods), "each pod bound once")
+		Expect(bindFails.Load() - failsBefore).To(BeZero())
 	})
 
 	It("refuses unknown pods, unserved names and drafts that do not build", func() {

@@ -154,7 +154,8 @@ type PodReviewResult struct {
 	// +optional
 	UnlistedFeasibleNodes int32 `json:"unlistedFeasibleNodes,omitempty"`
 	// Rejected groups the nodes that do not fit by plugin (or extender)
-	// and reason.
+	// and reason, largest group first; beyond 20 groups the rest are
+	// counted in a last one.
 	// +optional
 	Rejected []RejectedNodes `json:"rejected,omitempty"`
 	// Sampling says which nodes the real cycle would have evaluated.
