@@ -81,7 +81,9 @@ type ReviewPodTemplate struct {
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// Spec is a core/v1 PodSpec. Its schema is not repeated here; the
-	// operator decodes it.
+	// operator decodes it. No admission runs on it: spec.priority is used
+	// as given (priorityClassName is not resolved), an empty schedulerName
+	// means default-scheduler.
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
