@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -291,6 +292,26 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(reviewErr).NotTo(Receive())
 		Expect(bindCalls.Load()-bindsBefore).To(BeEquivalentTo(pods), "each pod bound once")
 		Expect(bindFails.Load() - failsBefore).To(BeZero())
+	})
+
+	It("closes what each review builds: goroutines stay flat over many reviews", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		live := defaultProfile(name)
+		h.apply(live)
+		createNode("n1", "4", "8Gi")
+		tmpl := newPod(h.ns, "template", name, "100m", "100Mi")
+		Eventually(func() error {
+			_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: tmpl})
+			return err
+		}, 10*time.Second, 20*time.Millisecond).Should(Succeed())
+		baseline := runtime.NumGoroutine()
+		for range 100 {
+			h.review(scheduler.ReviewRequest{Pod: tmpl})
+			h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &live})
+		}
+		Eventually(runtime.NumGoroutine, 20*time.Second, 100*time.Millisecond).Should(BeNumerically("<=", baseline+10))
+		GinkgoWriter.Printf("goroutines: baseline %d, after 200 reviews %d\n", baseline, runtime.NumGoroutine())
 	})
 
 	It("refuses unknown pods, unserved names and drafts that do not build", func() {
