@@ -19,15 +19,16 @@
 // review.go and review_preemption.go answer scheduling reviews (Reviewer).
 //
 // Reviews: a review takes a reference on the serving profile as a cycle
-// does (or takes a draft profile), copies the cache into a snapshot of its
-// own, and builds a framework of its own from the same profile on that
-// snapshot (its own waiting-pods map, no event recorder, no pod activator;
+// does (or takes a draft profile), brings the snapshot reviews share (one
+// at a time) up to date with the cache, and builds a framework of its own
+// from the same profile on that snapshot (its own waiting-pods map, no event recorder, no pod activator;
 // the queue is only read, as the nominator). It runs the cycle's shared
 // steps (runPreFilter, filterNodes on every node, findNodesThatPassExtenders,
 // prioritizeNodes, the FailedScheduling message) and DefaultPreemption's
 // evaluator up to the choice of victims, never Reserve, Permit, Bind or an
-// eviction. It never blocks the scheduling loop: it only holds the cache's
-// lock while copying it, as a cycle's UpdateSnapshot does.
+// eviction. It never blocks the scheduling loop: it holds the cache's lock
+// only while copying the nodes that changed since the last review, as a
+// cycle's UpdateSnapshot does.
 //
 // Hot swap: a cycle takes a reference on the framework serving the pod's
 // schedulerName once, at its start, and the binding cycle keeps it; a

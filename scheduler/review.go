@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -244,8 +245,8 @@ type reviewCycle struct {
 	mutating      bool
 }
 
-// newReviewCycle copies the cache into a new snapshot and builds a
-// framework for p on it. The framework shares the scheduler's informers,
+// newReviewCycle brings the review snapshot up to date with the cache and
+// builds a framework for p on it; reviews take turns until close. The framework shares the scheduler's informers,
 // client (for reads), nominator (read-only), CSI and DRA managers; it has
 // its own waiting-pods and pre-bind maps, no event recorder and no pod
 // activator, so nothing it does reaches the live scheduler.
@@ -262,8 +263,14 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 			return nil, &BuildError{err}
 		}
 	}
-	snapshot := internalcache.NewEmptySnapshot()
+	// Reviews take turns on one snapshot of their own, brought up to date
+	// with the cache's changes since the last review (and rid of what that
+	// one assumed on it): the cache's lock is held for the changed nodes
+	// only, not for a copy of the whole cluster.
+	s.reviews.mu.Lock()
+	snapshot := s.reviews.snapshotLocked()
 	if err := s.cache.UpdateSnapshot(logger, snapshot); err != nil {
+		s.reviews.mu.Unlock()
 		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
 	}
 
@@ -295,6 +302,7 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 		s.buildMu.Unlock()
 		cancel()
 		fi.removeHandlers()
+		s.reviews.mu.Unlock()
 		return nil, &BuildError{fmt.Errorf("building framework for %q: %w", name, err)}
 	}
 	rc := &reviewCycle{
@@ -373,12 +381,35 @@ func (rc *reviewCycle) setUpPreemption(ctx context.Context, prof *config.KubeSch
 	return nil
 }
 
+// close closes the review's framework and hands the review snapshot to
+// the next review, with a bound pod it took off its node put back.
 func (rc *reviewCycle) close() {
 	if err := rc.fw.Close(); err != nil {
 		klog.Background().Error(err, "Closing the plugins of a review failed")
 	}
 	rc.cancel()
 	rc.informers.removeHandlers()
+	if rc.mutating {
+		if err := rc.snapshot.EndMutations(); err != nil {
+			// The next review starts from a new snapshot.
+			klog.Background().Error(err, "Restoring the review snapshot failed")
+			rc.parent.reviews.snapshot = nil
+		}
+	}
+	rc.parent.reviews.mu.Unlock()
+}
+
+// reviewSnapshot is the snapshot reviews take turns on.
+type reviewSnapshot struct {
+	mu       sync.Mutex
+	snapshot *internalcache.Snapshot
+}
+
+func (r *reviewSnapshot) snapshotLocked() *internalcache.Snapshot {
+	if r.snapshot == nil {
+		r.snapshot = internalcache.NewEmptySnapshot()
+	}
+	return r.snapshot
 }
 
 // removePod takes a bound pod off its node in the review's snapshot.

@@ -106,6 +106,19 @@ var _ = Describe("SchedulingReview", func() {
 
 		ungate(h.ns, "web")
 		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(p.SelectedNode))
+
+		By("evaluating the bound pod as if it were pending again, without itself on its node")
+		Eventually(func() string {
+			return fmt.Sprint(h.sched.Cache().Dump().Nodes[p.SelectedNode].Pods)
+		}, 10*time.Second, 20*time.Millisecond).ShouldNot(Equal("[]"))
+		for range 2 {
+			again := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			Expect(again.Pod.SelectedNode).To(Equal(p.SelectedNode))
+			Expect(again.Pod.Feasible).To(Equal(p.Feasible))
+		}
+		By("and the next review sees it on its node again")
+		fill := h.review(scheduler.ReviewRequest{Pod: newPod(h.ns, "fill", name, "15500m", "1Gi")})
+		Expect(fill.Pod.Rejected).To(ContainElement(And(HaveField("Node", "big"), HaveField("Reasons", ConsistOf("Insufficient cpu")))))
 	})
 
 	It("reports the FailedScheduling message byte for byte, and preemption's dry-run answer", func() {

@@ -101,6 +101,9 @@ type Scheduler struct {
 	// nextStartNodeIndex is where the next Filter pass starts. The
 	// scheduling loop alone writes it; reviews read it.
 	nextStartNodeIndex atomic.Int64
+
+	// reviews is the snapshot reviews share, one at a time (review.go).
+	reviews reviewSnapshot
 }
 
 var (
