@@ -46,6 +46,7 @@ import (
 // later in the list is held):
 //
 //	applyMu → buildMu
+//	reviews.mu → buildMu
 //	applyMu → watchMu
 //	applyMu → queue's lock → nominator's lock
 //
