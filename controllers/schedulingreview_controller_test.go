@@ -51,6 +51,10 @@ func preferNode(node string) podOption {
 
 func gated(p *corev1.Pod) { p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "hold"}} }
 
+// requestsNothing lets the pod fit on any node, whatever pods other specs
+// left on the suite's nodes.
+func requestsNothing(p *corev1.Pod) { p.Spec.Containers[0].Resources = corev1.ResourceRequirements{} }
+
 var _ = Describe("SchedulingReview", func() {
 	var ns string
 	BeforeEach(func() {
@@ -61,7 +65,7 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(k8s.Create(suiteCtx, newProfile("sr-live", v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
 		DeferCleanup(deleteProfile, "sr-live")
 		sp := expectLive("sr-live", timeout)
-		pod := createPod(ns, "web", "sr-live", preferNode("node-2"), gated)
+		pod := createPod(ns, "web", "sr-live", preferNode("node-2"), gated, requestsNothing)
 
 		sr := newReview(ns, "why-web", v1alpha1.SchedulingReviewSpec{PodName: "web"})
 		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
@@ -78,7 +82,9 @@ var _ = Describe("SchedulingReview", func() {
 		res := got.Status.Result
 		Expect(res).NotTo(BeNil())
 		Expect(res.Pod).To(Equal(ns + "/web"))
-		Expect(res.SelectedNode).To(Equal("node-2"))
+		Expect(res.SelectedNode).To(Equal("node-2"), "rejected: %+v", res.Rejected)
+		Expect(res.Nodes).To(HaveLen(int(res.FeasibleNodes)))
+		Expect(len(res.Nodes)).To(BeNumerically(">=", 2), "rejected: %+v", res.Rejected)
 		Expect(res.Nodes[0].Node).To(Equal("node-2"))
 		Expect(res.Nodes[0].Rank).To(BeEquivalentTo(1))
 		Expect(res.Nodes[0].TotalScore).To(BeNumerically(">", res.Nodes[1].TotalScore))
