@@ -327,6 +327,41 @@ var _ = Describe("SchedulingReview", func() {
 		GinkgoWriter.Printf("goroutines: baseline %d, after 200 reviews %d\n", baseline, runtime.NumGoroutine())
 	})
 
+	It("names the extender that rejects a node, adds its weighted priority, and predicts the bind", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		ext := newFakeExtender()
+		ext.reject["refused"] = true
+		ext.scores["small"] = 10
+		cfg := ext.config()
+		cfg.FilterVerb, cfg.PrioritizeVerb, cfg.Weight = "filter", "prioritize", 5
+		h.apply(withExtenders(defaultProfile(name), cfg))
+		createNode("refused", "64", "256Gi")
+		createNode("small", "2", "4Gi")
+		createNode("large", "64", "256Gi")
+		createPod(newPod(h.ns, "web", name, "100m", "100Mi", withGates("hold")))
+
+		var r *scheduler.Review
+		Eventually(func() (err error) {
+			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			return err
+		}, 10*time.Second, 20*time.Millisecond).Should(Succeed())
+		Expect(r.SnapshotNodes).To(Equal(3))
+		Expect(r.Pod.Rejected).To(ConsistOf(scheduler.NodeRejection{
+			Node: "refused", Plugin: ext.srv.URL, Reasons: []string{"refused by extender"},
+		}))
+		Expect(r.Pod.SelectedNode).To(Equal("small"))
+		Expect(r.Pod.Feasible[0].Scores).To(ContainElement(scheduler.ScoreDetail{
+			Name: ext.srv.URL, Extender: true, Weighted: 10 * 5 * 10,
+		}))
+		filters, _, binds := ext.counts()
+		Expect(filters).To(BeNumerically(">=", 1))
+		Expect(binds).To(BeZero())
+
+		ungate(h.ns, "web")
+		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(r.Pod.SelectedNode))
+	})
+
 	It("refuses unknown pods, unserved names and drafts that do not build", func() {
 		h := startScheduler()
 		name := uniqueName("review")
