@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -360,6 +361,68 @@ var _ = Describe("SchedulingReview", func() {
 
 		ungate(h.ns, "web")
 		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(r.Pod.SelectedNode))
+	})
+
+	It("allocates a pod's DRA claim on the node with the device, writing nothing to the claim", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		ctx := context.Background()
+		createNode("gpu-node", "4", "8Gi")
+		createNode("plain", "8", "16Gi")
+		class := &resourcev1.DeviceClass{
+			ObjectMeta: metav1.ObjectMeta{Name: uniqueName("gpu")},
+			Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{
+				CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "gpu.example.com"`},
+			}}},
+		}
+		_, err := cs.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			_ = cs.ResourceV1().DeviceClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{})
+		})
+		slice := &resourcev1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: uniqueName("gpu-node-slice")},
+			Spec: resourcev1.ResourceSliceSpec{
+				Driver:   "gpu.example.com",
+				NodeName: ptr.To("gpu-node"),
+				Pool:     resourcev1.ResourcePool{Name: "gpu-node", Generation: 1, ResourceSliceCount: 1},
+				Devices:  []resourcev1.Device{{Name: "gpu-0"}},
+			},
+		}
+		_, err = cs.ResourceV1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			_ = cs.ResourceV1().ResourceSlices().Delete(context.Background(), slice.Name, metav1.DeleteOptions{})
+		})
+		claim := &resourcev1.ResourceClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: "gpu"},
+			Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+				Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: class.Name},
+			}}}},
+		}
+		_, err = cs.ResourceV1().ResourceClaims(h.ns).Create(ctx, claim, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		pod := newPod(h.ns, "trainer", name, "100m", "100Mi", withGates("hold"))
+		pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To("gpu")}}
+		pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: "gpu"}}
+		createPod(pod)
+
+		var r *scheduler.Review
+		Eventually(func(g Gomega) {
+			var err error
+			r, err = h.sched.Review(ctx, scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "trainer"})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(r.Pod.SelectedNode).To(Equal("gpu-node"), "%+v %s", r.Pod.Rejected, r.Pod.Message)
+		}, 20*time.Second, 50*time.Millisecond).Should(Succeed())
+		Expect(r.Pod.Rejected).To(ConsistOf(And(HaveField("Node", "plain"), HaveField("Plugin", "DynamicResources"))))
+		got, err := cs.ResourceV1().ResourceClaims(h.ns).Get(ctx, "gpu", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status.Allocation).To(BeNil(), "a review allocates nothing")
+		Expect(got.Status.ReservedFor).To(BeEmpty())
+
+		ungate(h.ns, "trainer")
+		Expect(waitBound(h.ns, "trainer", 20*time.Second)).To(Equal("gpu-node"))
 	})
 
 	It("refuses unknown pods, unserved names and drafts that do not build", func() {
