@@ -19,9 +19,6 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
-// DefaultSchedulerName is the name served by the cluster's own scheduler.
-const DefaultSchedulerName = "default-scheduler"
-
 // Refusal says why a generation cannot serve: a reason (one of the
 // v1alpha1 Reason constants) and a message naming the field or plugin at
 // fault. It is a decided outcome, not a transient error: the generation

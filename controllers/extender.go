@@ -1,15 +1,18 @@
 package controllers
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
@@ -110,6 +113,27 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 		return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "building the HTTP extender: %v", err)
 	}
 	return out, nil
+}
+
+// resolveExtender reads the ExtenderConfig named and the Secret it reads,
+// and builds its upstream extender: the one way the reconcilers and the
+// webhook turn a reference into an extender. The ExtenderConfig is nil when
+// it does not exist; the refusal says why an existing one cannot be used;
+// an error is a read that may pass on retry.
+func resolveExtender(ctx context.Context, c client.Reader, name string) (*v1alpha1.ExtenderConfig, config.Extender, *Refusal, error) {
+	ec := &v1alpha1.ExtenderConfig{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, ec); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, config.Extender{}, nil, nil
+		}
+		return nil, config.Extender{}, nil, fmt.Errorf("reading ExtenderConfig %q: %w", name, err)
+	}
+	secret, err := extenderSecret(ctx, c, ec)
+	if err != nil {
+		return nil, config.Extender{}, nil, err
+	}
+	ext, refusal := UpstreamExtender(ec, secret)
+	return ec, ext, refusal, nil
 }
 
 // validateUpstreamExtender runs the upstream validation of extenders

@@ -29,15 +29,10 @@ type ExtenderConfigReconciler struct {
 // Reconcile builds the upstream HTTP extender from the ExtenderConfig and
 // its Secret, and records the outcome and the referencing profiles.
 func (r *ExtenderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ec := &v1alpha1.ExtenderConfig{}
-	if err := r.Client.Get(ctx, req.NamespacedName, ec); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	secret, err := extenderSecret(ctx, r.Client, ec)
-	if err != nil {
+	ec, _, refusal, err := resolveExtender(ctx, r.Client, req.Name)
+	if err != nil || ec == nil {
 		return ctrl.Result{}, err
 	}
-	_, refusal := UpstreamExtender(ec, secret)
 
 	var profiles v1alpha1.SchedulerProfileList
 	if err := r.Client.List(ctx, &profiles, client.MatchingFields{indexExtenders: ec.Name}); err != nil {

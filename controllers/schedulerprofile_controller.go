@@ -55,6 +55,7 @@ type SchedulerProfileReconciler struct {
 	// the replica is a standby and reports ready.
 	elected   <-chan struct{}
 	served    *servedNames
+	refusals  *refusalMemory
 	startup   *startupTracker
 	displaced chan event.GenericEvent
 	now       func() metav1.Time
@@ -79,7 +80,34 @@ type profileScope struct {
 	decided bool
 }
 
-type profilePhase func(ctx context.Context, s *profileScope) (ctrl.Result, error)
+func newProfileScope(sp *v1alpha1.SchedulerProfile) *profileScope {
+	return &profileScope{profile: sp, base: sp.DeepCopy(), name: sp.EffectiveSchedulerName()}
+}
+
+// refuse decides the outcome of the generation: it cannot serve, for
+// the reason r gives.
+func (s *profileScope) refuse(r *Refusal) {
+	s.refusal, s.decided = r, true
+}
+
+// profilePhase is one step of a reconcile. It decides the outcome (s.refuse,
+// or s.decided once live), or leaves it to the next phase; an error is a
+// read or write that may pass on retry.
+type profilePhase func(ctx context.Context, s *profileScope) error
+
+// runPhases runs phases in order until one fails or refuses the
+// generation.
+func runPhases(ctx context.Context, s *profileScope, phases ...profilePhase) error {
+	for _, phase := range phases {
+		if err := phase(ctx, s); err != nil {
+			return err
+		}
+		if s.refusal != nil {
+			return nil
+		}
+	}
+	return nil
+}
 
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status,verbs=get;update;patch
@@ -88,20 +116,26 @@ type profilePhase func(ctx context.Context, s *profileScope) (ctrl.Result, error
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile fetches the profile, handles its deletion, then runs the named
-// phases in order; the first that refuses the generation ends the run.
-// Status is written once, from the deferred call, when the outcome is
-// decided.
-func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+// Reconcile fetches the profile, handles its deletion, then reconciles the
+// latest generation (reconcileNormal). Once a profile has been reconciled
+// without error, the readiness check counts it as done.
+func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	err := r.reconcile(ctx, req)
+	if err == nil {
+		r.startup.done(req.Name)
+	}
+	return ctrl.Result{}, err
+}
+
+func (r *SchedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Request) error {
 	sp := &v1alpha1.SchedulerProfile{}
 	if err := r.Client.Get(ctx, req.NamespacedName, sp); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.stopServing(ctx, req.Name, nil)
-			r.served.forget(req.Name)
-			r.startup.done(req.Name)
-			return ctrl.Result{}, nil
+			r.refusals.forget(req.Name)
+			return nil
 		}
-		return ctrl.Result{}, err
+		return err
 	}
 	if !sp.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, sp)
@@ -110,38 +144,35 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		base := sp.DeepCopy()
 		controllerutil.AddFinalizer(sp, ProfileFinalizer)
 		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
+			return fmt.Errorf("adding finalizer: %w", err)
 		}
 	}
+	return r.reconcileNormal(ctx, newProfileScope(sp))
+}
 
-	s := &profileScope{profile: sp, base: sp.DeepCopy(), name: sp.EffectiveSchedulerName()}
+// reconcileNormal runs the named phases in order; the first that refuses
+// the generation ends the run, and the last known good generation is
+// restored when nothing of the object serves. The outcome is then
+// reported (report: metrics, events, refusal memory). Status is written
+// once, from the deferred call: the status of the decided outcome, or
+// Reconciling=True when the outcome is not decided in this run (an error,
+// a retry).
+func (r *SchedulerProfileReconciler) reconcileNormal(ctx context.Context, s *profileScope) (retErr error) {
 	defer func() {
-		// One status write per generation when the outcome is decided in
-		// this run (the usual case: a build takes milliseconds); when it
-		// is not (an error, a retry), Reconciling=True says the generation
-		// is still being applied.
-		write := r.writeStatus
-		if !s.decided {
-			write = r.markReconciling
-		}
-		if err := write(ctx, s); err != nil {
+		if err := r.patchStatus(ctx, s); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
-		if retErr == nil {
-			r.startup.done(sp.Name)
-		}
 	}()
-
-	for _, phase := range []profilePhase{r.claimName, r.resolveExtenders, r.convert, r.apply} {
-		res, err := phase(ctx, s)
-		if err != nil || !res.IsZero() {
-			return res, err
-		}
-		if s.refusal != nil {
-			return r.restoreLastGood(ctx, s)
+	if err := runPhases(ctx, s, r.claimName, r.resolveExtenders, r.convert, r.apply); err != nil {
+		return err
+	}
+	if s.refusal != nil {
+		if err := r.restoreLastGood(ctx, s); err != nil {
+			return err
 		}
 	}
-	return ctrl.Result{}, nil
+	r.report(ctx, s)
+	return nil
 }
 
 // restoreLastGood applies status.activeSpec, the spec of the generation
@@ -151,41 +182,39 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 // nothing. It runs the same phases as a new generation. When the last
 // good spec cannot serve either, the refusal of the latest generation
 // stands and status says that no generation serves.
-func (r *SchedulerProfileReconciler) restoreLastGood(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+func (r *SchedulerProfileReconciler) restoreLastGood(ctx context.Context, s *profileScope) error {
 	sp, st := s.profile, s.base.Status
 	if st.ActiveSpec == nil || st.ActiveGeneration == 0 || st.ActiveGeneration == sp.Generation {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	if _, ok := r.served.get(sp.Name); ok {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	last := sp.DeepCopy()
 	last.Generation = st.ActiveGeneration
 	last.Spec = *st.ActiveSpec.DeepCopy()
-	ls := &profileScope{profile: last, base: last.DeepCopy(), name: last.EffectiveSchedulerName()}
+	ls := newProfileScope(last)
 	logger := log.FromContext(ctx).WithValues("generation", last.Generation, "refusedGeneration", sp.Generation)
-	for _, phase := range []profilePhase{r.claimName, r.resolveExtenders, r.convert} {
-		if _, err := phase(ctx, ls); err != nil {
-			// Not decided: status keeps the last good spec for the retry.
-			s.decided = false
-			return ctrl.Result{}, fmt.Errorf("restoring generation %d: %w", last.Generation, err)
-		}
-		if ls.refusal != nil {
-			logger.Info("last known good generation cannot serve", "reason", ls.refusal.Reason, "message", ls.refusal.Message)
-			return ctrl.Result{}, nil
-		}
+	if err := runPhases(ctx, ls, r.claimName, r.resolveExtenders, r.convert); err != nil {
+		// Not decided: status keeps the last good spec for the retry.
+		s.decided = false
+		return fmt.Errorf("restoring generation %d: %w", last.Generation, err)
+	}
+	if ls.refusal != nil {
+		logger.Info("last known good generation cannot serve", "reason", ls.refusal.Reason, "message", ls.refusal.Message)
+		return nil
 	}
 	fp, err := fingerprint(last.Generation, ls.name, ls.extenders)
 	if err != nil {
 		s.decided = false
-		return ctrl.Result{}, reconcile.TerminalError(err)
+		return reconcile.TerminalError(err)
 	}
 	if refusal := r.swapIn(ctx, ls, fp); refusal != nil {
 		logger.Info("last known good generation cannot serve", "reason", refusal.Reason, "message", refusal.Message)
-		return ctrl.Result{}, nil
+		return nil
 	}
 	logger.Info("last known good generation restored", "schedulerName", ls.name)
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // markReconciling writes Reconciling=True for a generation whose outcome
@@ -208,46 +237,41 @@ func (r *SchedulerProfileReconciler) markReconciling(ctx context.Context, s *pro
 
 // claimName refuses default-scheduler unless allowed, and a schedulerName
 // that an older profile claims.
-func (r *SchedulerProfileReconciler) claimName(ctx context.Context, s *profileScope) (ctrl.Result, error) {
-	if s.name == DefaultSchedulerName && !r.AllowDefaultScheduler {
-		s.refusal, s.decided = defaultSchedulerRefusal(), true
-		return ctrl.Result{}, nil
+func (r *SchedulerProfileReconciler) claimName(ctx context.Context, s *profileScope) error {
+	if s.name == corev1.DefaultSchedulerName && !r.AllowDefaultScheduler {
+		s.refuse(defaultSchedulerRefusal())
+		return nil
 	}
 	var claimers v1alpha1.SchedulerProfileList
 	if err := r.Client.List(ctx, &claimers, client.MatchingFields{indexSchedulerName: s.name}); err != nil {
-		return ctrl.Result{}, fmt.Errorf("listing profiles claiming %q: %w", s.name, err)
+		return fmt.Errorf("listing profiles claiming %q: %w", s.name, err)
 	}
 	if owner := nameOwner(claimers.Items); owner != nil && owner.Name != s.profile.Name {
-		s.refusal, s.decided = nameConflictRefusal(s.name, owner.Name), true
+		s.refuse(nameConflictRefusal(s.name, owner.Name))
 	}
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // resolveExtenders reads the ExtenderConfig objects the profile names and
 // the Secrets they read, into upstream extenders with inline TLS material.
-func (r *SchedulerProfileReconciler) resolveExtenders(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+func (r *SchedulerProfileReconciler) resolveExtenders(ctx context.Context, s *profileScope) error {
 	for i, name := range s.profile.Spec.Extenders {
-		ec := &v1alpha1.ExtenderConfig{}
-		if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, ec); err != nil {
-			if apierrors.IsNotFound(err) {
-				s.refusal, s.decided = extenderRefusal(i, name, nil), true
-				return ctrl.Result{}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("reading ExtenderConfig %q: %w", name, err)
-		}
-		secret, err := extenderSecret(ctx, r.Client, ec)
+		ec, ext, refusal, err := resolveExtender(ctx, r.Client, name)
 		if err != nil {
-			return ctrl.Result{}, err
+			return err
 		}
-		ext, refusal := UpstreamExtender(ec, secret)
+		if ec == nil {
+			s.refuse(extenderRefusal(i, name, nil))
+			return nil
+		}
 		if refusal != nil {
-			s.refusal, s.decided = extenderRefusal(i, name, refusal), true
-			return ctrl.Result{}, nil
+			s.refuse(extenderRefusal(i, name, refusal))
+			return nil
 		}
 		s.extenders = append(s.extenders, ext)
 		s.resolved = append(s.resolved, v1alpha1.ResolvedExtender{Name: name, URLPrefix: ext.URLPrefix, Generation: ec.Generation})
 	}
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // extenderSecret reads the Secret ec refers to; nil when it names none or
@@ -270,43 +294,43 @@ func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderC
 // convert runs the upstream conversion, defaulting and validation, then
 // checks that every pluginConfig entry names a registered plugin and that
 // out-of-tree args pass their validator.
-func (r *SchedulerProfileReconciler) convert(_ context.Context, s *profileScope) (ctrl.Result, error) {
+func (r *SchedulerProfileReconciler) convert(_ context.Context, s *profileScope) error {
 	prof, refusal := ConvertProfile(s.profile, s.extenders)
 	if refusal == nil {
 		refusal = r.Plugins.CheckPluginConfig(s.profile, prof)
 	}
 	if refusal != nil {
-		s.refusal, s.decided = refusal, true
-		return ctrl.Result{}, nil
+		s.refuse(refusal)
+		return nil
 	}
 	s.upstream = prof
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // apply swaps the generation in, unless the framework that serves was
 // built from the same inputs. A build failure refuses the generation and
 // leaves the serving framework in place.
-func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope) (ctrl.Result, error) {
+func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope) error {
 	sp := s.profile
 	fp, err := fingerprint(sp.Generation, s.name, s.extenders)
 	if err != nil {
-		return ctrl.Result{}, reconcile.TerminalError(err)
+		return reconcile.TerminalError(err)
 	}
 	if cur, ok := r.served.get(sp.Name); ok && cur.Fingerprint == fp && r.Profiles.Serving(s.name) {
 		s.decided = true
-		return ctrl.Result{}, nil
+		return nil
 	}
-	if refusal := r.served.buildRefused(sp.Name, fp); refusal != nil {
-		s.refusal, s.decided = refusal, true
-		return ctrl.Result{}, nil
+	if refusal := r.refusals.buildRefused(sp.Name, fp); refusal != nil {
+		s.refuse(refusal)
+		return nil
 	}
 	if refusal := r.swapIn(ctx, s, fp); refusal != nil {
-		s.refusal, s.decided = refusal, true
-		r.served.noteBuildRefused(sp.Name, fp, s.refusal)
-		return ctrl.Result{}, nil
+		s.refuse(refusal)
+		r.refusals.noteBuildRefused(sp.Name, fp, refusal)
+		return nil
 	}
 	s.decided = true
-	return ctrl.Result{}, nil
+	return nil
 }
 
 // swapIn builds the framework of the converted generation in s and swaps
@@ -341,18 +365,17 @@ func (r *SchedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 }
 
 // reconcileDelete stops serving and lets the object go.
-func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1alpha1.SchedulerProfile) (ctrl.Result, error) {
+func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1alpha1.SchedulerProfile) error {
 	r.stopServing(ctx, sp.Name, sp)
 	if controllerutil.ContainsFinalizer(sp, ProfileFinalizer) {
 		base := sp.DeepCopy()
 		controllerutil.RemoveFinalizer(sp, ProfileFinalizer)
 		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("removing finalizer: %w", err)
+			return fmt.Errorf("removing finalizer: %w", err)
 		}
 	}
-	r.served.forget(sp.Name)
-	r.startup.done(sp.Name)
-	return ctrl.Result{}, nil
+	r.refusals.forget(sp.Name)
+	return nil
 }
 
 // stopServing removes the name object serves, if it still serves one.
@@ -369,11 +392,15 @@ func (r *SchedulerProfileReconciler) stopServing(ctx context.Context, object str
 	}
 }
 
-// writeStatus patches the status that follows from the decided outcome,
-// only when it differs from what is stored.
-func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profileScope) error {
+// report computes the status that follows from the decided outcome into
+// s.profile, and tells what the reconcile decided: a refused generation is
+// counted in the refused generations metric (once per generation and
+// reason, not again by a restarted operator that finds it in status) and
+// announced by a Refused event when the Ready condition moves to it; a
+// live generation clears the refusal memory of the object.
+func (r *SchedulerProfileReconciler) report(_ context.Context, s *profileScope) {
 	if !s.decided {
-		return nil
+		return
 	}
 	sp := s.profile
 	o := profileOutcome{Generation: sp.Generation, SchedulerName: s.name, Refusal: s.refusal}
@@ -384,17 +411,27 @@ func (r *SchedulerProfileReconciler) writeStatus(ctx context.Context, s *profile
 		o.ActiveSpec = cur.Status.ActiveSpec
 	}
 	sp.Status = profileStatus(s.base.Status, o, r.now())
-	if s.refusal != nil && r.served.countRefusal(sp.Name, sp.Generation, s.refusal.Reason) &&
-		!refusalReported(s.base.Status, sp.Generation, s.refusal.Reason) {
+	if s.refusal == nil {
+		r.refusals.live(sp.Name)
+		return
+	}
+	if r.refusals.count(sp.Name, sp.Generation, s.refusal.Reason) && !refusalReported(s.base.Status, sp.Generation, s.refusal.Reason) {
 		refusedGenerations.WithLabelValues(sp.Name, s.refusal.Reason).Inc()
 	}
-	if s.refusal != nil && refusalChanged(s.base.Status, sp.Status) && r.served.noteRefusal(sp.Name, sp.Generation, s.refusal) {
+	if refusalChanged(s.base.Status, sp.Status) && r.refusals.announce(sp.Name, sp.Generation, s.refusal) {
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRefused, "Apply",
 			"generation %d refused (%s): %s; %s", sp.Generation, s.refusal.Reason, s.refusal.Message, servingNote(o.ActiveGeneration))
 	}
-	if s.refusal == nil {
-		r.served.forgetRefusal(sp.Name)
+}
+
+// patchStatus writes the status report computed for a decided outcome,
+// only when it differs from what is stored, or marks an undecided
+// generation Reconciling.
+func (r *SchedulerProfileReconciler) patchStatus(ctx context.Context, s *profileScope) error {
+	if !s.decided {
+		return r.markReconciling(ctx, s)
 	}
+	sp := s.profile
 	if equality.Semantic.DeepEqual(s.base.Status, sp.Status) {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
@@ -144,7 +145,7 @@ func nameConflictRefusal(name, owner string) *Refusal {
 // defaultSchedulerRefusal explains why default-scheduler is refused.
 func defaultSchedulerRefusal() *Refusal {
 	return refuse(v1alpha1.ReasonDefaultSchedulerReserved,
-		"spec.schedulerName %q is reserved for the cluster's scheduler; start the operator with --allow-default-scheduler to serve it", DefaultSchedulerName)
+		"spec.schedulerName %q is reserved for the cluster's scheduler; start the operator with --allow-default-scheduler to serve it", corev1.DefaultSchedulerName)
 }
 
 // extenderRefusal explains a reference to an ExtenderConfig that cannot be

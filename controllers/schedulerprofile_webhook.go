@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -61,24 +62,19 @@ func (v *ProfileValidator) ValidateDelete(context.Context, *v1alpha1.SchedulerPr
 
 func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
 	var warnings admission.Warnings
-	if sp.EffectiveSchedulerName() == DefaultSchedulerName && !v.AllowDefaultScheduler {
+	if sp.EffectiveSchedulerName() == corev1.DefaultSchedulerName && !v.AllowDefaultScheduler {
 		return nil, v.invalid(sp, field.NewPath("spec", "schedulerName"), defaultSchedulerRefusal())
 	}
 	var extenders []config.Extender
 	for i, name := range sp.Spec.Extenders {
-		ec := &v1alpha1.ExtenderConfig{}
-		if err := v.Client.Get(ctx, client.ObjectKey{Name: name}, ec); err != nil {
-			if apierrors.IsNotFound(err) {
-				warnings = append(warnings, fmt.Sprintf("spec.extenders[%d]: ExtenderConfig %q does not exist yet; the profile stays refused until it does", i, name))
-				continue
-			}
-			return nil, err
-		}
-		secret, err := extenderSecret(ctx, v.Client, ec)
+		ec, ext, refusal, err := resolveExtender(ctx, v.Client, name)
 		if err != nil {
 			return nil, err
 		}
-		ext, refusal := UpstreamExtender(ec, secret)
+		if ec == nil {
+			warnings = append(warnings, fmt.Sprintf("spec.extenders[%d]: ExtenderConfig %q does not exist yet; the profile stays refused until it does", i, name))
+			continue
+		}
 		if refusal != nil {
 			warnings = append(warnings, fmt.Sprintf("spec.extenders[%d]: ExtenderConfig %q cannot be used yet: %s", i, name, refusal.Message))
 			continue

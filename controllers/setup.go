@@ -129,6 +129,7 @@ func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
 // was taken over. The indexes of Setup must exist.
 func (r *SchedulerProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.served = newServedNames()
+	r.refusals = newRefusalMemory()
 	r.startup = newStartupTracker(r.elected)
 	r.displaced = make(chan event.GenericEvent, 1024)
 	if r.now == nil {
