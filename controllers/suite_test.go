@@ -20,25 +20,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
+	internaloperator "github.com/profile-scheduler/profile-scheduler/internal/operator"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -118,54 +113,46 @@ func zapLevel() zapcore.Level {
 	return zapcore.InfoLevel
 }
 
-// operator is one run of the manager with the scheduler and controllers.
+// operator is one run of the operator as it ships (operator.New): the
+// manager with the scheduler, the controllers and the webhook.
 type operator struct {
+	// sched is the operator's scheduler, for specs that ask what it serves.
 	sched  *scheduler.Scheduler
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// startOperator starts the manager with the real scheduler, the
-// controllers and the webhook, and returns once /readyz says every
-// profile that exists has been reconciled.
+// startOperator assembles the operator through operator.New, with the
+// suite's out-of-tree plugins, a short pod back-off and the webhook on
+// 127.0.0.1, starts it, and returns once /readyz says every profile that
+// exists has been reconciled.
 func startOperator(allowDefaultScheduler ...bool) *operator {
-	cs, err := kubernetes.NewForConfig(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	factory := informers.NewSharedInformerFactory(cs, 0)
 	registry, plugins := outOfTree()
-	sched, err := scheduler.New(cs, factory,
-		scheduler.WithKubeConfig(cfg),
-		scheduler.WithPodBackoff(100*time.Millisecond, 2*time.Second),
-		scheduler.WithOutOfTreeRegistry(registry))
+	opts := internaloperator.Defaults()
+	opts.MetricsAddr = "0"
+	opts.ProbeAddr = fmt.Sprintf("127.0.0.1:%d", probePort)
+	opts.PodInitialBackoff, opts.PodMaxBackoff = 100*time.Millisecond, 2*time.Second
+	opts.AllowDefaultScheduler = len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0]
+	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, plugins.Validators
+	opts.Webhook = &internaloperator.WebhookOptions{
+		Host:              "127.0.0.1",
+		Port:              webhookPort,
+		CertDir:           certDir,
+		SelfSigned:        true,
+		ConfigurationName: webhookConfig,
+		IPs:               []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	// The suite stops and starts the operator again in one process.
+	opts.SkipControllerNameValidation = true
+	op, err := internaloperator.New(cfg, opts)
 	Expect(err).NotTo(HaveOccurred())
-
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", probePort),
-		WebhookServer:          webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: webhookPort, CertDir: certDir}),
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(mgr.Add(sched)).To(Succeed())
-	Expect(controllers.Setup(mgr, sched, controllers.Options{
-		AllowDefaultScheduler: len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0],
-		Webhook: &controllers.WebhookOptions{
-			SelfSigned:        true,
-			CertDir:           certDir,
-			ConfigurationName: webhookConfig,
-			IPs:               []net.IP{net.ParseIP("127.0.0.1")},
-		},
-		Plugins: plugins,
-	})).To(Succeed())
-	Expect(controllers.SetupReviews(mgr, sched)).To(Succeed())
 
 	ctx, cancel := context.WithCancel(suiteCtx)
-	o := &operator{sched: sched, cancel: cancel, done: make(chan struct{})}
+	o := &operator{sched: op.Scheduler, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer GinkgoRecover()
 		defer close(o.done)
-		Expect(mgr.Start(ctx)).To(Succeed())
+		Expect(op.Start(ctx)).To(Succeed())
 	}()
 	Eventually(func() (int, error) {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
@@ -230,43 +217,16 @@ func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfig
 
 // createNode creates a ready node with 4 CPUs, 8Gi and 110 pods.
 func createNode(name string, labels map[string]string, taints []corev1.Taint) {
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
-		Spec:       corev1.NodeSpec{Taints: taints},
-	}
-	for k, v := range labels {
-		node.Labels[k] = v
-	}
-	Expect(k8s.Create(suiteCtx, node)).To(Succeed())
-	capacity := corev1.ResourceList{
+	node := testenv.Node(name, corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("4"),
 		corev1.ResourceMemory: resource.MustParse("8Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
+	})
+	for k, v := range labels {
+		node.Labels[k] = v
 	}
-	node.Status = corev1.NodeStatus{
-		Capacity:    capacity,
-		Allocatable: capacity,
-		Conditions: []corev1.NodeCondition{{
-			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-		}},
-	}
-	Expect(k8s.Status().Update(suiteCtx, node)).To(Succeed())
-	// Admission taints a new node not-ready; with no node lifecycle
-	// controller to lift it, the test does.
-	Eventually(func() error {
-		if err := k8s.Get(suiteCtx, client.ObjectKeyFromObject(node), node); err != nil {
-			return err
-		}
-		var kept []corev1.Taint
-		for _, t := range node.Spec.Taints {
-			if t.Key != corev1.TaintNodeNotReady {
-				kept = append(kept, t)
-			}
-		}
-		node.Spec.Taints = kept
-		return k8s.Update(suiteCtx, node)
-	}).WithTimeout(timeout).Should(Succeed())
+	node.Spec.Taints = taints
+	Expect(testenv.CreateReadyNode(suiteCtx, k8s, node)).To(Succeed())
 }
 
 // createNamespace creates a namespace for one spec's pods.

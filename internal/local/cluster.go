@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,77 +86,31 @@ func DefaultNodes() []NodeSpec {
 
 // Node returns a Ready node object for spec.
 func Node(spec NodeSpec) *corev1.Node {
-	labels := map[string]string{
-		corev1.LabelHostname:   spec.Name,
-		corev1.LabelOSStable:   "linux",
-		corev1.LabelArchStable: "amd64",
-	}
-	if spec.Zone != "" {
-		labels[corev1.LabelTopologyZone] = spec.Zone
-		labels[corev1.LabelTopologyRegion] = "local"
-	}
-	capacity := corev1.ResourceList{
+	node := testenv.Node(spec.Name, corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse(spec.CPU),
 		corev1.ResourceMemory: resource.MustParse(spec.Memory),
 		corev1.ResourcePods:   resource.MustParse(spec.Pods),
+	})
+	node.Labels[corev1.LabelOSStable] = "linux"
+	node.Labels[corev1.LabelArchStable] = "amd64"
+	if spec.Zone != "" {
+		node.Labels[corev1.LabelTopologyZone] = spec.Zone
+		node.Labels[corev1.LabelTopologyRegion] = "local"
 	}
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: spec.Name, Labels: labels},
-		Status: corev1.NodeStatus{
-			Capacity:    capacity,
-			Allocatable: capacity.DeepCopy(),
-			Phase:       corev1.NodeRunning,
-			Conditions: []corev1.NodeCondition{{
-				Type:               corev1.NodeReady,
-				Status:             corev1.ConditionTrue,
-				Reason:             "KubeletReady",
-				Message:            "local mode node, no kubelet behind it",
-				LastHeartbeatTime:  metav1.Now(),
-				LastTransitionTime: metav1.Now(),
-			}},
-		},
-	}
+	node.Status.Conditions[0].Message = "local mode node, no kubelet behind it"
+	return node
 }
 
-// CreateNodes creates the nodes (and their status, through the status
-// subresource); nodes that already exist are left alone.
+// CreateNodes creates the nodes Ready and without the not-ready taint
+// (testenv.CreateReadyNode: there is no kubelet and no node lifecycle
+// controller here); nodes that already exist are left alone.
 func CreateNodes(ctx context.Context, c client.Client, specs []NodeSpec) error {
 	for _, spec := range specs {
-		node := Node(spec)
-		status := node.Status
-		if err := c.Create(ctx, node); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				continue
-			}
-			return fmt.Errorf("creating node %s: %w", spec.Name, err)
-		}
-		node.Status = status
-		if err := c.Status().Update(ctx, node); err != nil {
-			return fmt.Errorf("setting status of node %s: %w", spec.Name, err)
-		}
-		// The API server's TaintNodesByCondition admission taints new nodes
-		// not-ready; with no node lifecycle controller here, lift it as that
-		// controller does once the node reports Ready.
-		if err := untaintNotReady(ctx, c, node); err != nil {
-			return fmt.Errorf("removing the not-ready taint of node %s: %w", spec.Name, err)
+		if err := testenv.CreateReadyNode(ctx, c, Node(spec)); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
 		}
 	}
 	return nil
-}
-
-func untaintNotReady(ctx context.Context, c client.Client, node *corev1.Node) error {
-	base := node.DeepCopy()
-	taints := node.Spec.Taints[:0]
-	for _, t := range node.Spec.Taints {
-		if t.Key != corev1.TaintNodeNotReady {
-			taints = append(taints, t)
-		}
-	}
-	if len(taints) == len(base.Spec.Taints) {
-		return nil
-	}
-	node.Spec.Taints = taints
-	return c.Patch(ctx, node, client.MergeFrom(base))
 }
 
 // ApplyDir server-side applies every YAML document of every *.yaml file in

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -72,10 +74,17 @@ type Options struct {
 
 	// Webhook, when set, serves the validating admission webhook.
 	Webhook *WebhookOptions
+
+	// SkipControllerNameValidation lets one process assemble the operator
+	// more than once (controller names are otherwise unique per process),
+	// as a test that restarts the operator does.
+	SkipControllerNameValidation bool
 }
 
 // WebhookOptions configures the admission webhook server.
 type WebhookOptions struct {
+	// Host is the address the webhook server binds; "" binds all.
+	Host string
 	Port int
 	// CertDir holds tls.crt and tls.key.
 	CertDir string
@@ -87,6 +96,9 @@ type WebhookOptions struct {
 	// webhook, for the certificate's DNS names.
 	ServiceName      string
 	ServiceNamespace string
+	// IPs the self-signed certificate is valid for too, beside the
+	// Service's DNS names.
+	IPs []net.IP
 }
 
 // Defaults returns the options the command's flags (package app) default to.
@@ -157,12 +169,15 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 			SelfSigned:        w.SelfSigned,
 			CertDir:           w.CertDir,
 			ConfigurationName: w.ConfigurationName,
-			DNSNames: []string{
+			IPs:               w.IPs,
+		}
+		if w.ServiceName != "" {
+			copts.Webhook.DNSNames = []string{
 				w.ServiceName,
 				w.ServiceName + "." + ns,
 				w.ServiceName + "." + ns + ".svc",
 				w.ServiceName + "." + ns + ".svc.cluster.local",
-			},
+			}
 		}
 	}
 	if err := controllers.Setup(mgr, sched, copts); err != nil {
@@ -224,9 +239,10 @@ func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		RenewDeadline:                 &o.RenewDeadline,
 		RetryPeriod:                   &o.RetryPeriod,
 		LeaderElectionReleaseOnCancel: o.ReleaseLeaseOnStop,
+		Controller:                    config.Controller{SkipNameValidation: &o.SkipControllerNameValidation},
 	}
 	if o.Webhook != nil {
-		mopts.WebhookServer = webhook.NewServer(webhook.Options{Port: o.Webhook.Port, CertDir: o.Webhook.CertDir, TLSOpts: tlsOpts})
+		mopts.WebhookServer = webhook.NewServer(webhook.Options{Host: o.Webhook.Host, Port: o.Webhook.Port, CertDir: o.Webhook.CertDir, TLSOpts: tlsOpts})
 	}
 	return ctrl.NewManager(cfg, mopts)
 }
