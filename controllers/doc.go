@@ -19,6 +19,23 @@
 // reconciled (and not again by a restarted operator that finds the refusal
 // in status).
 //
+// # Reconcile
+//
+// Reconcile (schedulerprofile_controller.go) has the shape of cluster-api's
+// reconcilers: fetch, handle deletion (reconcileDelete), then
+// reconcileNormal runs named phases (claimName, resolveExtenders, convert,
+// apply), each a func(ctx, *profileScope) error that decides the outcome
+// of the generation (profileScope.refuse, or live) or leaves it to the
+// next; the first refusal ends the run. report then computes the status
+// of the decided outcome (a pure function, schedulerprofile_status.go) and
+// counts, announces and forgets refusals; the deferred patchStatus only
+// writes status, once. Which object serves which schedulerName, and which
+// profile owns a name, is name_ownership.go; what the reconciler remembers
+// of refusals between reconciles (announced once, counted once, a failed
+// build not tried again) is refusal_memory.go. The reconcilers and the
+// webhook turn a reference into an upstream extender through one function,
+// resolveExtender (extender.go).
+//
 // # Plugins
 //
 // Plugins (plugins.go) is what the controllers know of the scheduler's
