@@ -139,7 +139,7 @@ func TestBuildRefusalOfRealBuilds(t *testing.T) {
 				Extenders: tt.extenders,
 			})
 			g.Expect(err).To(HaveOccurred(), "the profile builds")
-			r := BuildRefusal(err)
+			r := buildRefusal(err)
 			t.Log(r.Reason, r.Message)
 			g.Expect(r.Reason).To(Equal(tt.reason), r.Message)
 			for _, s := range tt.contains {

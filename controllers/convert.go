@@ -50,14 +50,14 @@ type v1Configuration struct {
 	Profiles   []v1Profile `json:"profiles"`
 }
 
-// ConvertProfile turns the spec of sp into an upstream internal
+// convertProfile turns the spec of sp into an upstream internal
 // KubeSchedulerProfile the way kube-scheduler reads its configuration file:
 // a v1 KubeSchedulerConfiguration holding this one profile is decoded
 // strictly (unknown fields in plugin args are errors), defaulted (unset
 // plugins mean the default plugin set, plugin args get their defaults) and
 // converted to the internal type; then the upstream validator checks it,
 // together with the profile's extenders.
-func ConvertProfile(sp *v1alpha1.SchedulerProfile, extenders []config.Extender) (*config.KubeSchedulerProfile, *Refusal) {
+func convertProfile(sp *v1alpha1.SchedulerProfile, extenders []config.Extender) (*config.KubeSchedulerProfile, *Refusal) {
 	doc := v1Configuration{
 		APIVersion: configv1.SchemeGroupVersion.String(),
 		Kind:       "KubeSchedulerConfiguration",
@@ -176,9 +176,9 @@ func specPaths(s string) string {
 	return s
 }
 
-// BuildRefusal classifies an error of ProfileSet.Apply or Validate, which
+// buildRefusal classifies an error of ProfileSet.Apply or Validate, which
 // carries the upstream framework's text.
-func BuildRefusal(err error) *Refusal {
+func buildRefusal(err error) *Refusal {
 	var r *Refusal
 	if errors.As(err, &r) {
 		return r

@@ -128,7 +128,7 @@ func TestConvertProfile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			p, refusal := ConvertProfile(profile("p", tt.spec), tt.extenders)
+			p, refusal := convertProfile(profile("p", tt.spec), tt.extenders)
 			if tt.reason == "" {
 				g.Expect(refusal).To(BeNil())
 				tt.check(g, p)
@@ -161,7 +161,7 @@ func TestBuildRefusal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.err.Error(), func(t *testing.T) {
 			g := NewWithT(t)
-			r := BuildRefusal(tt.err)
+			r := buildRefusal(tt.err)
 			g.Expect(r.Reason).To(Equal(tt.reason))
 		})
 	}

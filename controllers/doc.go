@@ -40,7 +40,7 @@
 //
 // Plugins (plugins.go) is what the controllers know of the scheduler's
 // out-of-tree plugins: their names and the validators of their args. After
-// upstream's conversion, CheckPluginConfig refuses a pluginConfig entry that
+// upstream's conversion, checkPluginConfig refuses a pluginConfig entry that
 // names a plugin in neither registry (UnknownPlugin, naming
 // spec.pluginConfig[i].name: upstream would silently ignore its args) and
 // out-of-tree args their validator rejects (InvalidPluginArgs).
@@ -48,7 +48,7 @@
 // upstream's scheduler configuration scheme, so they are decoded strictly
 // and defaulted as in-tree args are. Args for a registered plugin that the
 // generation does not run are accepted, as upstream does, and named by
-// UnusedPluginConfig in the Ready message and a UnusedPluginConfig Warning
+// unusedPluginConfig in the Ready message and a UnusedPluginConfig Warning
 // event.
 //
 // The ExtenderConfig reconciler validates an extender, builds the upstream
@@ -57,7 +57,7 @@
 // every profile that references it re-apply.
 //
 // Setup wires both reconcilers into a manager and adds the readiness check
-// ReadyzCheckName: ready once every SchedulerProfile that existed when the
+// "schedulerprofiles": ready once every SchedulerProfile that existed when the
 // operator started has been reconciled once (applied or refused), so a
 // restarted operator reports ready only after it serves again what it
 // served before. With Options.LeaderElection, a replica that does not lead
@@ -100,7 +100,7 @@
 // The SchedulingReview reconciler (SetupReviews) answers each review once:
 // it resolves spec.profile to the schedulerName and generation that serve,
 // or converts spec.profileSpec exactly as a SchedulerProfile's spec (same
-// extender resolution, ConvertProfile, BuildRefusal: a draft that does not
+// extender resolution, convertProfile, buildRefusal: a draft that does not
 // build gets the reason a SchedulerProfile would, with its field paths under
 // spec.profileSpec), runs scheduler.Reviewer.Review, and writes the answer
 // (bounded by spec.maxNodes; what-if lists the review namespace's pods only)

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -141,7 +142,7 @@ func resolveExtender(ctx context.Context, c client.Reader, name string) (*v1alph
 func validateUpstreamExtender(ext config.Extender) *Refusal {
 	probe := &v1alpha1.SchedulerProfile{}
 	probe.Name = "extender-validation"
-	_, r := ConvertProfile(probe, []config.Extender{ext})
+	_, r := convertProfile(probe, []config.Extender{ext})
 	if r == nil {
 		return nil
 	}
@@ -149,4 +150,6 @@ func validateUpstreamExtender(ext config.Extender) *Refusal {
 }
 
 // secretKey is the index key of a Secret reference.
-func secretKey(namespace, name string) string { return fmt.Sprintf("%s/%s", namespace, name) }
+func secretKey(namespace, name string) string {
+	return types.NamespacedName{Namespace: namespace, Name: name}.String()
+}

@@ -13,10 +13,10 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
-// ExtenderConfigReconciler validates ExtenderConfig objects and writes
+// extenderConfigReconciler validates ExtenderConfig objects and writes
 // their status. Profiles that reference an extender watch it themselves
 // and re-apply when it, or its Secret, changes.
-type ExtenderConfigReconciler struct {
+type extenderConfigReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
 
@@ -28,7 +28,7 @@ type ExtenderConfigReconciler struct {
 
 // Reconcile builds the upstream HTTP extender from the ExtenderConfig and
 // its Secret, and records the outcome and the referencing profiles.
-func (r *ExtenderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *extenderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ec, _, refusal, err := resolveExtender(ctx, r.Client, req.Name)
 	if err != nil || ec == nil {
 		return ctrl.Result{}, err

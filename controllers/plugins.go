@@ -49,12 +49,12 @@ func (p Plugins) known(name string) bool {
 	return InTree(name) || slices.Contains(p.OutOfTree, name)
 }
 
-// CheckPluginConfig refuses what upstream's conversion and validation let
+// checkPluginConfig refuses what upstream's conversion and validation let
 // through in spec.pluginConfig: an entry naming a plugin that is in neither
 // registry (UnknownPlugin: its args would be silently ignored), and args of
 // an out-of-tree plugin that its validator rejects (InvalidPluginArgs). prof
-// is sp converted by ConvertProfile.
-func (p Plugins) CheckPluginConfig(sp *v1alpha1.SchedulerProfile, prof *config.KubeSchedulerProfile) *Refusal {
+// is sp converted by convertProfile.
+func (p Plugins) checkPluginConfig(sp *v1alpha1.SchedulerProfile, prof *config.KubeSchedulerProfile) *Refusal {
 	for i, pc := range sp.Spec.PluginConfig {
 		if !p.known(pc.Name) {
 			return refuse(v1alpha1.ReasonUnknownPlugin,
@@ -80,11 +80,11 @@ func (p Plugins) CheckPluginConfig(sp *v1alpha1.SchedulerProfile, prof *config.K
 	return nil
 }
 
-// UnusedPluginConfig names the spec.pluginConfig entries whose plugin the
+// unusedPluginConfig names the spec.pluginConfig entries whose plugin the
 // framework does not run (running is what it runs per extension point, as
 // status.plugins lists it). Upstream accepts them, so they are not refused,
 // but a typo in the plugins the profile enables leaves such args unused.
-func UnusedPluginConfig(pluginConfig []v1alpha1.PluginConfig, running *config.Plugins) []string {
+func unusedPluginConfig(pluginConfig []v1alpha1.PluginConfig, running *config.Plugins) []string {
 	if running == nil {
 		return nil
 	}

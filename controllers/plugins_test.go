@@ -74,7 +74,7 @@ func tieredArgsOf(p *config.KubeSchedulerProfile) *tieredArgs {
 }
 
 // TestPluginConfig converts profiles the way the reconciler and the webhook
-// do (ConvertProfile, then CheckPluginConfig) and checks what is accepted,
+// do (convertProfile, then checkPluginConfig) and checks what is accepted,
 // what is refused and how the refusal names what is at fault.
 func TestPluginConfig(t *testing.T) {
 	fit := v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: args(`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1}]}}`)}
@@ -165,9 +165,9 @@ func TestPluginConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			sp := profile("p", tt.spec)
-			p, refusal := ConvertProfile(sp, nil)
+			p, refusal := convertProfile(sp, nil)
 			if refusal == nil {
-				refusal = tt.plugins.CheckPluginConfig(sp, p)
+				refusal = tt.plugins.checkPluginConfig(sp, p)
 			}
 			if tt.reason == "" {
 				g.Expect(refusal).To(BeNil())
@@ -224,11 +224,11 @@ func TestUnusedPluginConfig(t *testing.T) {
 		Bind:      config.PluginSet{Enabled: []config.Plugin{{Name: "DefaultBinder"}}},
 	}
 	g := NewWithT(t)
-	g.Expect(UnusedPluginConfig([]v1alpha1.PluginConfig{{Name: "NodeResourcesFit"}, {Name: tieredName}}, running)).To(BeEmpty())
-	g.Expect(UnusedPluginConfig([]v1alpha1.PluginConfig{{Name: "NodeResourcesFit"}, {Name: "PodTopologySpread"}}, running)).To(Equal([]string{
+	g.Expect(unusedPluginConfig([]v1alpha1.PluginConfig{{Name: "NodeResourcesFit"}, {Name: tieredName}}, running)).To(BeEmpty())
+	g.Expect(unusedPluginConfig([]v1alpha1.PluginConfig{{Name: "NodeResourcesFit"}, {Name: "PodTopologySpread"}}, running)).To(Equal([]string{
 		`spec.pluginConfig[1] configures plugin "PodTopologySpread", which this profile does not run`,
 	}))
-	g.Expect(UnusedPluginConfig([]v1alpha1.PluginConfig{{Name: "PodTopologySpread"}}, nil)).To(BeEmpty(), "nothing known to run: nothing to say")
+	g.Expect(unusedPluginConfig([]v1alpha1.PluginConfig{{Name: "PodTopologySpread"}}, nil)).To(BeEmpty(), "nothing known to run: nothing to say")
 }
 
 func TestReadyMessageNamesUnusedPluginConfig(t *testing.T) {

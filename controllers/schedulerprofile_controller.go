@@ -29,17 +29,17 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
-// ProfileFinalizer keeps a SchedulerProfile until its framework stopped
+// profileFinalizer keeps a SchedulerProfile until its framework stopped
 // serving.
-const ProfileFinalizer = "scheduling.profilescheduler.io/profile"
+const profileFinalizer = "scheduling.profilescheduler.io/profile"
 
-// SchedulerProfileReconciler applies SchedulerProfile objects to a
+// schedulerProfileReconciler applies SchedulerProfile objects to a
 // scheduler.ProfileSet.
 //
 // It runs one reconcile at a time: a schedulerName moves between profiles
 // only through Apply and Remove calls made in order, and servedNames
 // records who serves what in between.
-type SchedulerProfileReconciler struct {
+type schedulerProfileReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
 	// Profiles is the scheduler's live profile set.
@@ -119,7 +119,7 @@ func runPhases(ctx context.Context, s *profileScope, phases ...profilePhase) err
 // Reconcile fetches the profile, handles its deletion, then reconciles the
 // latest generation (reconcileNormal). Once a profile has been reconciled
 // without error, the readiness check counts it as done.
-func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *schedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	err := r.reconcile(ctx, req)
 	if err == nil {
 		r.startup.done(req.Name)
@@ -127,7 +127,7 @@ func (r *SchedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return ctrl.Result{}, err
 }
 
-func (r *SchedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Request) error {
+func (r *schedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Request) error {
 	sp := &v1alpha1.SchedulerProfile{}
 	if err := r.Client.Get(ctx, req.NamespacedName, sp); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -140,9 +140,9 @@ func (r *SchedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Req
 	if !sp.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, sp)
 	}
-	if !controllerutil.ContainsFinalizer(sp, ProfileFinalizer) {
+	if !controllerutil.ContainsFinalizer(sp, profileFinalizer) {
 		base := sp.DeepCopy()
-		controllerutil.AddFinalizer(sp, ProfileFinalizer)
+		controllerutil.AddFinalizer(sp, profileFinalizer)
 		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil {
 			return fmt.Errorf("adding finalizer: %w", err)
 		}
@@ -157,7 +157,7 @@ func (r *SchedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Req
 // once, from the deferred call: the status of the decided outcome, or
 // Reconciling=True when the outcome is not decided in this run (an error,
 // a retry).
-func (r *SchedulerProfileReconciler) reconcileNormal(ctx context.Context, s *profileScope) (retErr error) {
+func (r *schedulerProfileReconciler) reconcileNormal(ctx context.Context, s *profileScope) (retErr error) {
 	defer func() {
 		if err := r.patchStatus(ctx, s); err != nil {
 			retErr = errors.Join(retErr, err)
@@ -182,7 +182,7 @@ func (r *SchedulerProfileReconciler) reconcileNormal(ctx context.Context, s *pro
 // nothing. It runs the same phases as a new generation. When the last
 // good spec cannot serve either, the refusal of the latest generation
 // stands and status says that no generation serves.
-func (r *SchedulerProfileReconciler) restoreLastGood(ctx context.Context, s *profileScope) error {
+func (r *schedulerProfileReconciler) restoreLastGood(ctx context.Context, s *profileScope) error {
 	sp, st := s.profile, s.base.Status
 	if st.ActiveSpec == nil || st.ActiveGeneration == 0 || st.ActiveGeneration == sp.Generation {
 		return nil
@@ -219,7 +219,7 @@ func (r *SchedulerProfileReconciler) restoreLastGood(ctx context.Context, s *pro
 
 // markReconciling writes Reconciling=True for a generation whose outcome
 // is not decided yet, once.
-func (r *SchedulerProfileReconciler) markReconciling(ctx context.Context, s *profileScope) error {
+func (r *schedulerProfileReconciler) markReconciling(ctx context.Context, s *profileScope) error {
 	sp := s.profile
 	if sp.Status.ObservedGeneration == sp.Generation {
 		return nil
@@ -237,7 +237,7 @@ func (r *SchedulerProfileReconciler) markReconciling(ctx context.Context, s *pro
 
 // claimName refuses default-scheduler unless allowed, and a schedulerName
 // that an older profile claims.
-func (r *SchedulerProfileReconciler) claimName(ctx context.Context, s *profileScope) error {
+func (r *schedulerProfileReconciler) claimName(ctx context.Context, s *profileScope) error {
 	if s.name == corev1.DefaultSchedulerName && !r.AllowDefaultScheduler {
 		s.refuse(defaultSchedulerRefusal())
 		return nil
@@ -254,7 +254,7 @@ func (r *SchedulerProfileReconciler) claimName(ctx context.Context, s *profileSc
 
 // resolveExtenders reads the ExtenderConfig objects the profile names and
 // the Secrets they read, into upstream extenders with inline TLS material.
-func (r *SchedulerProfileReconciler) resolveExtenders(ctx context.Context, s *profileScope) error {
+func (r *schedulerProfileReconciler) resolveExtenders(ctx context.Context, s *profileScope) error {
 	for i, name := range s.profile.Spec.Extenders {
 		ec, ext, refusal, err := resolveExtender(ctx, r.Client, name)
 		if err != nil {
@@ -281,12 +281,13 @@ func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderC
 		return nil, nil
 	}
 	ref := ec.Spec.TLSConfig.SecretRef
+	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
 	secret := &corev1.Secret{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {
+	if err := c.Get(ctx, key, secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("reading Secret %s/%s of ExtenderConfig %q: %w", ref.Namespace, ref.Name, ec.Name, err)
+		return nil, fmt.Errorf("reading Secret %s of ExtenderConfig %q: %w", key, ec.Name, err)
 	}
 	return secret, nil
 }
@@ -294,10 +295,10 @@ func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderC
 // convert runs the upstream conversion, defaulting and validation, then
 // checks that every pluginConfig entry names a registered plugin and that
 // out-of-tree args pass their validator.
-func (r *SchedulerProfileReconciler) convert(_ context.Context, s *profileScope) error {
-	prof, refusal := ConvertProfile(s.profile, s.extenders)
+func (r *schedulerProfileReconciler) convert(_ context.Context, s *profileScope) error {
+	prof, refusal := convertProfile(s.profile, s.extenders)
 	if refusal == nil {
-		refusal = r.Plugins.CheckPluginConfig(s.profile, prof)
+		refusal = r.Plugins.checkPluginConfig(s.profile, prof)
 	}
 	if refusal != nil {
 		s.refuse(refusal)
@@ -310,7 +311,7 @@ func (r *SchedulerProfileReconciler) convert(_ context.Context, s *profileScope)
 // apply swaps the generation in, unless the framework that serves was
 // built from the same inputs. A build failure refuses the generation and
 // leaves the serving framework in place.
-func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope) error {
+func (r *schedulerProfileReconciler) apply(ctx context.Context, s *profileScope) error {
 	sp := s.profile
 	fp, err := fingerprint(sp.Generation, s.name, s.extenders)
 	if err != nil {
@@ -336,11 +337,11 @@ func (r *SchedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 // swapIn builds the framework of the converted generation in s and swaps
 // it in, recording what the object now serves. A build failure leaves the
 // serving framework in place and is returned as a refusal.
-func (r *SchedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope, fp string) *Refusal {
+func (r *schedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope, fp string) *Refusal {
 	sp := s.profile
 	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders})
 	if err != nil {
-		return BuildRefusal(err)
+		return buildRefusal(err)
 	}
 	oldName, displaced := r.served.set(sp.Name, servedProfile{
 		SchedulerName: s.name,
@@ -356,7 +357,7 @@ func (r *SchedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 	}
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventActivated, "Apply",
 		"generation %d serves pods with schedulerName %q", sp.Generation, s.name)
-	if unused := UnusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins); len(unused) > 0 {
+	if unused := unusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins); len(unused) > 0 {
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventUnusedPluginConfig, "Apply",
 			"generation %d: %s", sp.Generation, strings.Join(unused, "; "))
 	}
@@ -365,11 +366,11 @@ func (r *SchedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 }
 
 // reconcileDelete stops serving and lets the object go.
-func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1alpha1.SchedulerProfile) error {
+func (r *schedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1alpha1.SchedulerProfile) error {
 	r.stopServing(ctx, sp.Name, sp)
-	if controllerutil.ContainsFinalizer(sp, ProfileFinalizer) {
+	if controllerutil.ContainsFinalizer(sp, profileFinalizer) {
 		base := sp.DeepCopy()
-		controllerutil.RemoveFinalizer(sp, ProfileFinalizer)
+		controllerutil.RemoveFinalizer(sp, profileFinalizer)
 		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("removing finalizer: %w", err)
 		}
@@ -379,7 +380,7 @@ func (r *SchedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1
 }
 
 // stopServing removes the name object serves, if it still serves one.
-func (r *SchedulerProfileReconciler) stopServing(ctx context.Context, object string, sp *v1alpha1.SchedulerProfile) {
+func (r *schedulerProfileReconciler) stopServing(ctx context.Context, object string, sp *v1alpha1.SchedulerProfile) {
 	name, ok := r.served.release(object)
 	if !ok {
 		return
@@ -398,7 +399,7 @@ func (r *SchedulerProfileReconciler) stopServing(ctx context.Context, object str
 // reason, not again by a restarted operator that finds it in status) and
 // announced by a Refused event when the Ready condition moves to it; a
 // live generation clears the refusal memory of the object.
-func (r *SchedulerProfileReconciler) report(_ context.Context, s *profileScope) {
+func (r *schedulerProfileReconciler) report(_ context.Context, s *profileScope) {
 	if !s.decided {
 		return
 	}
@@ -427,7 +428,7 @@ func (r *SchedulerProfileReconciler) report(_ context.Context, s *profileScope) 
 // patchStatus writes the status report computed for a decided outcome,
 // only when it differs from what is stored, or marks an undecided
 // generation Reconciling.
-func (r *SchedulerProfileReconciler) patchStatus(ctx context.Context, s *profileScope) error {
+func (r *schedulerProfileReconciler) patchStatus(ctx context.Context, s *profileScope) error {
 	if !s.decided {
 		return r.markReconciling(ctx, s)
 	}
@@ -465,7 +466,7 @@ func refusalReported(st v1alpha1.SchedulerProfileStatus, generation int64, reaso
 
 // notify makes another profile reconcile, for example one whose name was
 // just taken over.
-func (r *SchedulerProfileReconciler) notify(ctx context.Context, name string) {
+func (r *schedulerProfileReconciler) notify(ctx context.Context, name string) {
 	ev := event.GenericEvent{Object: &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: name}}}
 	select {
 	case r.displaced <- ev:

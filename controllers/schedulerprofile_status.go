@@ -62,7 +62,7 @@ func profileStatus(st v1alpha1.SchedulerProfileStatus, o profileOutcome, now met
 	if o.Refusal == nil {
 		msg := fmt.Sprintf("generation %d serves pods with schedulerName %q", o.ActiveGeneration, o.SchedulerName)
 		if o.ActiveSpec != nil {
-			if unused := UnusedPluginConfig(o.ActiveSpec.PluginConfig, o.Plugins); len(unused) > 0 {
+			if unused := unusedPluginConfig(o.ActiveSpec.PluginConfig, o.Plugins); len(unused) > 0 {
 				msg += "; warning: " + strings.Join(unused, "; ")
 			}
 		}

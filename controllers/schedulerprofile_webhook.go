@@ -81,18 +81,18 @@ func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 		}
 		extenders = append(extenders, ext)
 	}
-	prof, refusal := ConvertProfile(sp, extenders)
+	prof, refusal := convertProfile(sp, extenders)
 	if refusal != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec"), refusal)
 	}
-	if refusal := v.Plugins.CheckPluginConfig(sp, prof); refusal != nil {
+	if refusal := v.Plugins.checkPluginConfig(sp, prof); refusal != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec", "pluginConfig"), refusal)
 	}
 	applied, err := v.Profiles.Validate(ctx, scheduler.Profile{Config: *prof, Extenders: extenders})
 	if err != nil {
-		return warnings, v.invalid(sp, field.NewPath("spec", "plugins"), BuildRefusal(err))
+		return warnings, v.invalid(sp, field.NewPath("spec", "plugins"), buildRefusal(err))
 	}
-	return append(warnings, UnusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins)...), nil
+	return append(warnings, unusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins)...), nil
 }
 
 func (v *ProfileValidator) invalid(sp *v1alpha1.SchedulerProfile, path *field.Path, r *Refusal) error {

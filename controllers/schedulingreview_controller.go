@@ -142,7 +142,7 @@ func (r *SchedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 		}
 		return failed(v1alpha1.ReasonProfileNotServing, fmt.Sprintf("%s: %v", field, err)), nil
 	case errors.As(err, &buildErr):
-		refusal := BuildRefusal(buildErr.Err)
+		refusal := buildRefusal(buildErr.Err)
 		if !out.draft {
 			return failed(refusal.Reason, "spec.profile: "+refusal.Message), nil
 		}
@@ -188,7 +188,7 @@ func (r *SchedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.Sch
 		}
 		extenders = append(extenders, ext)
 	}
-	prof, refusal := ConvertProfile(sp, extenders)
+	prof, refusal := convertProfile(sp, extenders)
 	if refusal != nil {
 		return nil, refusal, nil
 	}

@@ -35,8 +35,8 @@ const (
 	indexSecretRef = "profilescheduler.io/secretRef"
 )
 
-// ReadyzCheckName is the name of the readiness check Setup adds.
-const ReadyzCheckName = "schedulerprofiles"
+// readyzCheckName is the name of the readiness check Setup adds.
+const readyzCheckName = "schedulerprofiles"
 
 // Options configures the controllers.
 type Options struct {
@@ -58,7 +58,7 @@ type Options struct {
 }
 
 // Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
-// field indexes they need, the readiness check ReadyzCheckName (ready once
+// field indexes they need, the readiness check "schedulerprofiles" (ready once
 // every profile existing at start has been reconciled) and, when
 // opts.Webhook is set, the validating webhook. It registers the metrics
 // the reconciler updates (metrics.go). Call it before mgr.Start.
@@ -70,7 +70,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if err := addIndexes(context.Background(), mgr); err != nil {
 		return err
 	}
-	pr := &SchedulerProfileReconciler{
+	pr := &schedulerProfileReconciler{
 		Client:                mgr.GetClient(),
 		Profiles:              profiles,
 		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
@@ -80,14 +80,14 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if opts.LeaderElection {
 		pr.elected = mgr.Elected()
 	}
-	if err := pr.SetupWithManager(mgr); err != nil {
+	if err := pr.setupWithManager(mgr); err != nil {
 		return err
 	}
-	er := &ExtenderConfigReconciler{Client: mgr.GetClient()}
-	if err := er.SetupWithManager(mgr); err != nil {
+	er := &extenderConfigReconciler{Client: mgr.GetClient()}
+	if err := er.setupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck(ReadyzCheckName, pr.ReadyCheck); err != nil {
+	if err := mgr.AddReadyzCheck(readyzCheckName, pr.readyCheck); err != nil {
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	if opts.Webhook != nil {
@@ -123,11 +123,11 @@ func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
 	return nil
 }
 
-// SetupWithManager wires the reconciler: its own objects, the profiles
+// setupWithManager wires the reconciler: its own objects, the profiles
 // that claim the same schedulerName (old and new name on update), the
 // ExtenderConfigs a profile names, their Secrets, and profiles whose name
 // was taken over. The indexes of Setup must exist.
-func (r *SchedulerProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *schedulerProfileReconciler) setupWithManager(mgr ctrl.Manager) error {
 	r.served = newServedNames()
 	r.refusals = newRefusalMemory()
 	r.startup = newStartupTracker(r.elected)
@@ -163,9 +163,9 @@ func (r *SchedulerProfileReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// SetupWithManager wires the reconciler: its own objects, the Secrets they
+// setupWithManager wires the reconciler: its own objects, the Secrets they
 // read, and the profiles that reference them (for status.profiles).
-func (r *ExtenderConfigReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *extenderConfigReconciler) setupWithManager(mgr ctrl.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now
 	}

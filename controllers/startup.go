@@ -58,12 +58,8 @@ func (t *startupTracker) list(ctx context.Context, c client.Reader) error {
 	return nil
 }
 
-// Ready reports whether every profile existing at start has been
-// reconciled once.
-func (t *startupTracker) Ready() bool {
-	return t.check() == nil
-}
-
+// check returns why not every profile existing at start has been
+// reconciled once, or nil.
 func (t *startupTracker) check() error {
 	if t.elected != nil {
 		select {
@@ -88,10 +84,8 @@ func (t *startupTracker) check() error {
 	return nil
 }
 
-// Ready reports whether every SchedulerProfile that existed when the
-// operator started has been reconciled once (applied or refused).
-func (r *SchedulerProfileReconciler) Ready() bool { return r.startup.Ready() }
-
-// ReadyCheck is a healthz.Checker for /readyz with the same meaning as
-// Ready; a replica that does not lead is ready.
-func (r *SchedulerProfileReconciler) ReadyCheck(_ *http.Request) error { return r.startup.check() }
+// readyCheck is a healthz.Checker for /readyz: it passes once every
+// SchedulerProfile that existed when the operator started has been
+// reconciled once (applied or refused); a replica that does not lead is
+// ready.
+func (r *schedulerProfileReconciler) readyCheck(_ *http.Request) error { return r.startup.check() }
