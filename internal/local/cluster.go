@@ -84,8 +84,8 @@ func DefaultNodes() []NodeSpec {
 	}
 }
 
-// Node returns a Ready node object for spec.
-func Node(spec NodeSpec) *corev1.Node {
+// nodeFor returns the Ready node object of spec.
+func nodeFor(spec NodeSpec) *corev1.Node {
 	node := testenv.Node(spec.Name, corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse(spec.CPU),
 		corev1.ResourceMemory: resource.MustParse(spec.Memory),
@@ -106,7 +106,7 @@ func Node(spec NodeSpec) *corev1.Node {
 // controller here); nodes that already exist are left alone.
 func CreateNodes(ctx context.Context, c client.Client, specs []NodeSpec) error {
 	for _, spec := range specs {
-		if err := testenv.CreateReadyNode(ctx, c, Node(spec)); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := testenv.CreateReadyNode(ctx, c, nodeFor(spec)); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 	}

@@ -71,9 +71,9 @@ func WithAPIServerArg(key string, values ...string) Option {
 	}
 }
 
-// New returns an environment on the local binaries with the project's CRDs
-// installed. Call Start on it, and Stop when done.
-func New(opts ...Option) (*envtest.Environment, error) {
+// newEnvironment returns an environment, not started yet, on the local
+// binaries with the project's CRDs installed.
+func newEnvironment(opts ...Option) (*envtest.Environment, error) {
 	assets, err := assetsDir()
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func New(opts ...Option) (*envtest.Environment, error) {
 
 // Start builds and starts an environment, returning its rest config.
 func Start(opts ...Option) (*envtest.Environment, *rest.Config, error) {
-	env, err := New(opts...)
+	env, err := newEnvironment(opts...)
 	if err != nil {
 		return nil, nil, err
 	}
