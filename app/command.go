@@ -173,7 +173,10 @@ func run(ctx context.Context, o *options) error {
 }
 
 // signalContext is cancelled with parent or on the first SIGINT or
-// SIGTERM; a second signal exits at once.
+// SIGTERM; a second signal exits at once. It is ctrl.SetupSignalHandler
+// with a parent and a stop: that one may be called once per process and
+// ignores the command's context, and NewCommand's command may run more
+// than once in a process (tests, a program embedding it).
 func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)

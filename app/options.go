@@ -155,11 +155,6 @@ func (p *plugins) register() error {
 	return nil
 }
 
-// controllerPlugins is what the controllers need to know of the plugins.
-func (p *plugins) controllerPlugins() controllers.Plugins {
-	return controllers.Plugins{OutOfTree: sortedKeys(p.registry), Validators: p.validators}
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
