@@ -82,15 +82,12 @@ func newBroken(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) 
 	return nil, errors.New("cannot reach its backend")
 }
 
-// outOfTree is the suite scheduler's out-of-tree registry, and what the
-// controllers are told about it.
-func outOfTree() (frameworkruntime.Registry, controllers.Plugins) {
+// outOfTree is the suite scheduler's out-of-tree registry and the
+// validators of their args; operator.New tells the controllers about both.
+func outOfTree() (frameworkruntime.Registry, map[string]controllers.ArgsValidator) {
 	Expect(controllers.RegisterPluginArgs(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
 	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken}
-	return r, controllers.Plugins{
-		OutOfTree:  []string{secondSortName, pinNodeName, boomName, brokenName},
-		Validators: map[string]controllers.ArgsValidator{pinNodeName: validatePinNode},
-	}
+	return r, map[string]controllers.ArgsValidator{pinNodeName: validatePinNode}
 }
 
 func scoreOnly(name string) *v1alpha1.Plugins {

@@ -127,13 +127,13 @@ type operator struct {
 // 127.0.0.1, starts it, and returns once /readyz says every profile that
 // exists has been reconciled.
 func startOperator(allowDefaultScheduler ...bool) *operator {
-	registry, plugins := outOfTree()
+	registry, validators := outOfTree()
 	opts := internaloperator.Defaults()
 	opts.MetricsAddr = "0"
 	opts.ProbeAddr = fmt.Sprintf("127.0.0.1:%d", probePort)
 	opts.PodInitialBackoff, opts.PodMaxBackoff = 100*time.Millisecond, 2*time.Second
 	opts.AllowDefaultScheduler = len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0]
-	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, plugins.Validators
+	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, validators
 	opts.Webhook = &internaloperator.WebhookOptions{
 		Host:              "127.0.0.1",
 		Port:              webhookPort,
