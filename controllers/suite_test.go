@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -183,11 +184,22 @@ func newSecondSort(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, err
 	return secondSort{}, nil
 }
 
+// freePort returns a free port below the kernel's ephemeral port range
+// (net.ipv4.ip_local_port_range, from 32768 by default). The operator stops
+// and starts again on the same ports; a port of the ephemeral range may be
+// taken in between by any outgoing connection on the machine.
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	for range 100 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		Expect(l.Close()).To(Succeed())
+		return port
+	}
+	Fail("no free port found below the ephemeral port range")
+	return 0
 }
 
 func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfiguration {
