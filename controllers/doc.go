@@ -32,9 +32,9 @@
 // writes status, once. Which object serves which schedulerName, and which
 // profile owns a name, is name_ownership.go; what the reconciler remembers
 // of refusals between reconciles (announced once, counted once, a failed
-// build not tried again) is refusal_memory.go. The reconcilers and the
-// webhook turn a reference into an upstream extender through one function,
-// resolveExtender (extender.go).
+// build not tried again) is refusal_memory.go. The three reconcilers (a
+// review's draft profile included) and the webhook turn a reference into an
+// upstream extender through one function, resolveExtender (extender.go).
 //
 // # Plugins
 //

@@ -171,18 +171,13 @@ func (r *SchedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.Sch
 	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: *sr.Spec.ProfileSpec.DeepCopy()}
 	var extenders []config.Extender
 	for i, ref := range sp.Spec.Extenders {
-		ec := &v1alpha1.ExtenderConfig{}
-		if err := r.Client.Get(ctx, types.NamespacedName{Name: ref}, ec); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, extenderRefusal(i, ref, nil), nil
-			}
-			return nil, nil, fmt.Errorf("reading ExtenderConfig %q: %w", ref, err)
-		}
-		secret, err := extenderSecret(ctx, r.Client, ec)
+		ec, ext, refusal, err := resolveExtender(ctx, r.Client, ref)
 		if err != nil {
 			return nil, nil, err
 		}
-		ext, refusal := UpstreamExtender(ec, secret)
+		if ec == nil {
+			return nil, extenderRefusal(i, ref, nil), nil
+		}
 		if refusal != nil {
 			return nil, extenderRefusal(i, ref, refusal), nil
 		}
