@@ -26,9 +26,9 @@ import (
 // not running yet.
 const notReadyRetry = time.Second
 
-// SchedulingReviewReconciler answers each SchedulingReview once, with the
+// schedulingReviewReconciler answers each SchedulingReview once, with the
 // scheduler's Review, and deletes it ttlSecondsAfterFinished after.
-type SchedulingReviewReconciler struct {
+type schedulingReviewReconciler struct {
 	// Client reads reviews, profiles and extenders and writes review
 	// status.
 	Client client.Client
@@ -44,7 +44,7 @@ type SchedulingReviewReconciler struct {
 // Reconcile answers a review that has no answer yet, and deletes a
 // finished one once its TTL passed. The status of a finished review is
 // never written again.
-func (r *SchedulingReviewReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *schedulingReviewReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	sr := &v1alpha1.SchedulingReview{}
 	if err := r.Client.Get(ctx, req.NamespacedName, sr); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -72,7 +72,7 @@ func (r *SchedulingReviewReconciler) Reconcile(ctx context.Context, req reconcil
 }
 
 // expire deletes a finished review once its TTL passed.
-func (r *SchedulingReviewReconciler) expire(ctx context.Context, sr *v1alpha1.SchedulingReview) (reconcile.Result, error) {
+func (r *schedulingReviewReconciler) expire(ctx context.Context, sr *v1alpha1.SchedulingReview) (reconcile.Result, error) {
 	finished := finishedAt(sr)
 	left := finished.Add(ttl(sr)).Sub(r.now().Time)
 	if left > 0 {
@@ -87,7 +87,7 @@ func (r *SchedulingReviewReconciler) expire(ctx context.Context, sr *v1alpha1.Sc
 // answer resolves the profile and the pod of the review and runs it. A
 // review that cannot be answered gets a failure naming the field at fault;
 // only transient errors are returned.
-func (r *SchedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.SchedulingReview) (reviewOutcome, error) {
+func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.SchedulingReview) (reviewOutcome, error) {
 	spec := sr.Spec
 	var out reviewOutcome
 	req := scheduler.ReviewRequest{PendingPods: spec.PendingPods, PendingSchedulerName: spec.SchedulerName}
@@ -163,7 +163,7 @@ func (r *SchedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 // draft converts spec.profileSpec as a SchedulerProfile of the same spec
 // would be: its extenders resolved, then the upstream conversion,
 // defaulting and validation.
-func (r *SchedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.SchedulingReview) (*scheduler.Profile, *Refusal, error) {
+func (r *schedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.SchedulingReview) (*scheduler.Profile, *Refusal, error) {
 	name := sr.Spec.SchedulerName
 	if name == "" {
 		name = sr.Name
@@ -192,7 +192,7 @@ func (r *SchedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.Sch
 
 // servingProfile names the SchedulerProfile, and its generation, that
 // serves schedulerName.
-func (r *SchedulingReviewReconciler) servingProfile(ctx context.Context, schedulerName string) (string, int64, error) {
+func (r *schedulingReviewReconciler) servingProfile(ctx context.Context, schedulerName string) (string, int64, error) {
 	var list v1alpha1.SchedulerProfileList
 	if err := r.Client.List(ctx, &list, client.MatchingFields{indexSchedulerName: schedulerName}); err != nil {
 		return "", 0, err
@@ -239,9 +239,9 @@ func ttl(sr *v1alpha1.SchedulingReview) time.Duration {
 	return time.Duration(*sr.Spec.TTLSecondsAfterFinished) * time.Second
 }
 
-// SetupWithManager registers the reconciler. Reviews are answered one at
+// setupWithManager registers the reconciler. Reviews are answered one at
 // a time: each builds a framework and filters every node.
-func (r *SchedulingReviewReconciler) SetupWithManager(mgr manager.Manager) error {
+func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now
 	}
@@ -258,5 +258,5 @@ func SetupReviews(mgr manager.Manager, reviewer scheduler.Reviewer) error {
 	if reviewer == nil {
 		return errors.New("controllers.SetupReviews: nil Reviewer")
 	}
-	return (&SchedulingReviewReconciler{Client: mgr.GetClient(), Reviewer: reviewer}).SetupWithManager(mgr)
+	return (&schedulingReviewReconciler{Client: mgr.GetClient(), Reviewer: reviewer}).setupWithManager(mgr)
 }
