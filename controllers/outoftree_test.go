@@ -60,7 +60,7 @@ type pinNode struct{ node string }
 func (p *pinNode) Name() string { return pinNodeName }
 func (p *pinNode) Score(_ context.Context, _ fwk.CycleState, _ *corev1.Pod, n fwk.NodeInfo) (int64, *fwk.Status) {
 	if n.Node().Name == p.node {
-		return fwk.MaxNodeScore, nil
+		return fwk.MaxScore, nil
 	}
 	return 0, nil
 }

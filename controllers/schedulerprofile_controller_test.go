@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
@@ -101,7 +102,11 @@ var _ = Describe("SchedulerProfile", func() {
 		}
 
 		By("kubectl get sp shows the profiles ready with their active generation")
-		stdout, stderr, err := env.ControlPlane.KubeCtl().Run("get", "sp")
+		admin, err := env.ControlPlane.AddUser(envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		kubectl, err := admin.Kubectl()
+		Expect(err).NotTo(HaveOccurred())
+		stdout, stderr, err := kubectl.Run("get", "sp")
 		Expect(err).NotTo(HaveOccurred(), readAll(stderr))
 		out := readAll(stdout)
 		for _, sp := range sps {

@@ -52,12 +52,12 @@ func (o strategyObserver) PreScore(_ context.Context, _ fwk.CycleState, pod *v1.
 			return 0
 		}
 		if o.strategy == string(config.MostAllocated) {
-			return min(requested, capacity) * fwk.MaxNodeScore / capacity
+			return min(requested, capacity) * fwk.MaxScore / capacity
 		}
 		if requested > capacity {
 			return 0
 		}
-		return (capacity - requested) * fwk.MaxNodeScore / capacity
+		return (capacity - requested) * fwk.MaxScore / capacity
 	}
 	var bestScore int64 = -1
 	best := sets.New[string]()

@@ -540,7 +540,7 @@ func prioritizeNodes(ctx context.Context, fw framework.Framework, state fwk.Cycl
 			mu.Lock()
 			defer mu.Unlock()
 			for _, hp := range *list {
-				score := hp.Score * weight * (fwk.MaxNodeScore / extenderv1.MaxExtenderPriority)
+				score := hp.Score * weight * (fwk.MaxScore / extenderv1.MaxExtenderPriority)
 				ns := byNode[hp.Host]
 				if ns == nil {
 					ns = &fwk.NodePluginScores{Name: hp.Host, Scores: make([]fwk.PluginScore, 0, len(extenders))}

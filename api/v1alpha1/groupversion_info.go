@@ -16,7 +16,9 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "scheduling.profilescheduler.io", Version: "v1alpha1"}
 
 	// SchemeBuilder registers the types of this API with a scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// kubebuilder's layout: types register through init functions in their
+	// files, which scheme.Builder serves.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion} //nolint:staticcheck // SA1019: kubebuilder's API layout
 
 	// AddToScheme adds the types of this API to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme

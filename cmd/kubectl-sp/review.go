@@ -94,8 +94,8 @@ func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, string, error) 
 }
 
 // run creates a review with spec, waits for its answer, prints it with
-// print (table output) or as yaml/json, and deletes it.
-func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewSpec, prefix string, print func(*v1alpha1.SchedulingReview) error) error {
+// printTable (table output) or as yaml/json, and deletes it.
+func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewSpec, prefix string, printTable func(*v1alpha1.SchedulingReview) error) error {
 	cfg, err := o.flags.ToRESTConfig()
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewS
 		return fmt.Errorf("the review failed: %s: %s", c.Reason, c.Message)
 	}
 	if o.output == "table" {
-		return print(sr)
+		return printTable(sr)
 	}
 	return nil
 }

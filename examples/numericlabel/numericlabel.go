@@ -63,9 +63,9 @@ func (pl *NumericLabel) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, no
 // ScoreExtensions returns the plugin itself: it normalizes its scores.
 func (pl *NumericLabel) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
-// NormalizeScore maps the values to [0, MaxNodeScore] linearly: the
-// preferred end gets MaxNodeScore, the other 0; unranked nodes get 0; when
-// every ranked node has the same value, each gets MaxNodeScore.
+// NormalizeScore maps the values to [0, MaxScore] linearly: the
+// preferred end gets MaxScore, the other 0; unranked nodes get 0; when
+// every ranked node has the same value, each gets MaxScore.
 func (pl *NumericLabel) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
 	lo, hi, ranked := int64(math.MaxInt64), int64(math.MinInt64), false
 	for _, s := range scores {
@@ -79,16 +79,16 @@ func (pl *NumericLabel) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v
 		s := &scores[i]
 		switch {
 		case s.Score == unranked || !ranked:
-			s.Score = fwk.MinNodeScore
+			s.Score = fwk.MinScore
 		case hi == lo:
-			s.Score = fwk.MaxNodeScore
+			s.Score = fwk.MaxScore
 		default:
 			// In float64: hi-lo may not fit in an int64.
 			frac := (float64(s.Score) - float64(lo)) / (float64(hi) - float64(lo))
 			if pl.preferLow {
 				frac = 1 - frac
 			}
-			s.Score = int64(math.Round(frac * float64(fwk.MaxNodeScore)))
+			s.Score = int64(math.Round(frac * float64(fwk.MaxScore)))
 		}
 	}
 	return nil

@@ -36,8 +36,8 @@ func scores(t *testing.T, args *NumericLabelArgs, nodes map[string]map[string]st
 	g.Expect(pl.ScoreExtensions().NormalizeScore(context.Background(), nil, &v1.Pod{}, list).IsSuccess()).To(BeTrue())
 	out := map[string]int64{}
 	for _, s := range list {
-		g.Expect(s.Score).To(BeNumerically(">=", fwk.MinNodeScore))
-		g.Expect(s.Score).To(BeNumerically("<=", fwk.MaxNodeScore))
+		g.Expect(s.Score).To(BeNumerically(">=", fwk.MinScore))
+		g.Expect(s.Score).To(BeNumerically("<=", fwk.MaxScore))
 		out[s.Name] = s.Score
 	}
 	return out

@@ -157,7 +157,7 @@ func ApplyDir(ctx context.Context, c client.Client, dir string) ([]string, error
 		}
 		annotations[corev1.LastAppliedConfigAnnotation] = string(last)
 		u.SetAnnotations(annotations)
-		if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("local-mode"), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("local-mode"), client.ForceOwnership); err != nil {
 			return applied, fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
 		applied = append(applied, u.GetKind()+"/"+u.GetName())

@@ -64,7 +64,7 @@ func renderChartRBAC() []*unstructured.Unstructured {
 
 func applyObjects(ctx SpecContext, objs []*unstructured.Unstructured) {
 	for _, u := range objs {
-		Expect(k8s.Patch(ctx, u, client.Apply, client.FieldOwner("e2e"), client.ForceOwnership)).
+		Expect(k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("e2e"), client.ForceOwnership)).
 			To(Succeed(), "applying %s %s", u.GetKind(), u.GetName())
 	}
 }

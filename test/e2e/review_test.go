@@ -113,7 +113,7 @@ var _ = Describe("kubectl sp", Ordered, func() {
 			{Name: "review-2", Zone: "zone-b", CPU: "8", Memory: "32Gi", Pods: "110"},
 		})).To(Succeed())
 		for _, u := range reviewRoles() {
-			Expect(k8s.Patch(ctx, u, client.Apply, client.FieldOwner("e2e"), client.ForceOwnership)).To(Succeed())
+			Expect(k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("e2e"), client.ForceOwnership)).To(Succeed())
 		}
 		op := startInstance("review-operator")
 		Eventually(op.ready).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -43,8 +44,7 @@ func StartControlPlane(dir string, qps float32, burst int) (*ControlPlane, error
 	}
 	cp := &ControlPlane{env: env, Kubeconfig: filepath.Join(dir, "kubeconfig")}
 	if err := writeKubeconfig(cfg, cp.Kubeconfig); err != nil {
-		cp.Stop()
-		return nil, err
+		return nil, errors.Join(err, cp.Stop())
 	}
 	// The harness shares the CPUs with the scheduler under test: it asks
 	// for no gzip, so the API server does not compress every event of the
@@ -56,8 +56,7 @@ func StartControlPlane(dir string, qps float32, burst int) (*ControlPlane, error
 	core.ContentType = "application/vnd.kubernetes.protobuf"
 	core.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	if cp.Core, err = kubernetes.NewForConfig(core); err != nil {
-		cp.Stop()
-		return nil, err
+		return nil, errors.Join(err, cp.Stop())
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -69,8 +68,7 @@ func StartControlPlane(dir string, qps float32, burst int) (*ControlPlane, error
 	crCfg := rest.CopyConfig(cfg)
 	crCfg.QPS, crCfg.Burst = qps, burst
 	if cp.Client, err = client.NewWithWatch(crCfg, client.Options{Scheme: scheme}); err != nil {
-		cp.Stop()
-		return nil, err
+		return nil, errors.Join(err, cp.Stop())
 	}
 	return cp, nil
 }
