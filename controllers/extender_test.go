@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,6 +74,46 @@ func TestUpstreamExtender(t *testing.T) {
 				g.Expect(ext.Weight).To(BeEquivalentTo(2))
 				g.Expect(ext.HTTPTimeout.Duration).To(Equal(3 * time.Second))
 				g.Expect(ext.ManagedResources).To(HaveLen(1))
+			}
+		})
+	}
+}
+
+func TestExtenderSecretKey(t *testing.T) {
+	withRef := func(ref *v1alpha1.SecretReference) *v1alpha1.ExtenderConfig {
+		return &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: v1alpha1.ExtenderConfigSpec{
+			URLPrefix: "https://ext.example/x", FilterVerb: "filter", TLSConfig: &v1alpha1.ExtenderTLSConfig{SecretRef: ref}}}
+	}
+	tests := []struct {
+		name      string
+		ec        *v1alpha1.ExtenderConfig
+		namespace string
+		want      string // "namespace/name", "" when no Secret is read
+		refused   bool
+	}{
+		{name: "no TLS", ec: &v1alpha1.ExtenderConfig{Spec: v1alpha1.ExtenderConfigSpec{URLPrefix: "http://x", FilterVerb: "f"}}, namespace: "ops"},
+		{name: "TLS without a Secret", ec: &v1alpha1.ExtenderConfig{Spec: v1alpha1.ExtenderConfigSpec{TLSConfig: &v1alpha1.ExtenderTLSConfig{Insecure: true}}}, namespace: "ops"},
+		{name: "namespace unset means the extender-secrets namespace", ec: withRef(&v1alpha1.SecretReference{Name: "tls"}), namespace: "ops", want: "ops/tls"},
+		{name: "the extender-secrets namespace named", ec: withRef(&v1alpha1.SecretReference{Namespace: "ops", Name: "tls"}), namespace: "ops", want: "ops/tls"},
+		{name: "another namespace is refused", ec: withRef(&v1alpha1.SecretReference{Namespace: "kube-system", Name: "tls"}), namespace: "ops", refused: true},
+		{name: "no namespace configured means default", ec: withRef(&v1alpha1.SecretReference{Name: "tls"}), want: "default/tls"},
+		{name: "no namespace configured still refuses others", ec: withRef(&v1alpha1.SecretReference{Namespace: "tenant", Name: "tls"}), refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			key, ok, refusal := extenderSecretKey(tt.ec, tt.namespace)
+			if tt.refused {
+				g.Expect(refusal).NotTo(BeNil())
+				g.Expect(ok).To(BeFalse())
+				g.Expect(refusal.Reason).To(Equal(v1alpha1.ReasonSecretNamespaceNotAllowed))
+				g.Expect(refusal.Message).To(HavePrefix(fmt.Sprintf("spec.tlsConfig.secretRef.namespace %q", tt.ec.Spec.TLSConfig.SecretRef.Namespace)))
+				return
+			}
+			g.Expect(refusal).To(BeNil())
+			g.Expect(ok).To(Equal(tt.want != ""))
+			if ok {
+				g.Expect(key.String()).To(Equal(tt.want))
 			}
 		})
 	}

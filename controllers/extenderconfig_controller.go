@@ -19,6 +19,9 @@ import (
 type ExtenderConfigReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// ExtenderSecretsNamespace is the only namespace extender Secrets are
+	// read from (Options.ExtenderSecretsNamespace).
+	ExtenderSecretsNamespace string
 
 	now func() metav1.Time
 }
@@ -33,11 +36,10 @@ func (r *ExtenderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if err := r.Client.Get(ctx, req.NamespacedName, ec); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	secret, err := extenderSecret(ctx, r.Client, ec)
+	_, refusal, err := ResolveExtender(ctx, r.Client, ec, r.ExtenderSecretsNamespace)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	_, refusal := UpstreamExtender(ec, secret)
 
 	var profiles v1alpha1.SchedulerProfileList
 	if err := r.Client.List(ctx, &profiles, client.MatchingFields{indexExtenders: ec.Name}); err != nil {

@@ -48,6 +48,9 @@ type SchedulerProfileReconciler struct {
 	Recorder events.EventRecorder
 	// AllowDefaultScheduler lets a profile serve default-scheduler.
 	AllowDefaultScheduler bool
+	// ExtenderSecretsNamespace is the only namespace extender Secrets are
+	// read from (Options.ExtenderSecretsNamespace).
+	ExtenderSecretsNamespace string
 
 	// elected, when set, is closed once this replica leads; until then
 	// the replica is a standby and reports ready.
@@ -83,7 +86,7 @@ type profilePhase func(ctx context.Context, s *profileScope) (ctrl.Result, error
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers,verbs=update
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=extenderconfigs,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile fetches the profile, handles its deletion, then runs the named
@@ -233,11 +236,10 @@ func (r *SchedulerProfileReconciler) resolveExtenders(ctx context.Context, s *pr
 			}
 			return ctrl.Result{}, fmt.Errorf("reading ExtenderConfig %q: %w", name, err)
 		}
-		secret, err := extenderSecret(ctx, r.Client, ec)
+		ext, refusal, err := ResolveExtender(ctx, r.Client, ec, r.ExtenderSecretsNamespace)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		ext, refusal := UpstreamExtender(ec, secret)
 		if refusal != nil {
 			s.refusal, s.decided = extenderRefusal(i, name, refusal), true
 			return ctrl.Result{}, nil
@@ -246,23 +248,6 @@ func (r *SchedulerProfileReconciler) resolveExtenders(ctx context.Context, s *pr
 		s.resolved = append(s.resolved, v1alpha1.ResolvedExtender{Name: name, URLPrefix: ext.URLPrefix, Generation: ec.Generation})
 	}
 	return ctrl.Result{}, nil
-}
-
-// extenderSecret reads the Secret ec refers to; nil when it names none or
-// the Secret does not exist.
-func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderConfig) (*corev1.Secret, error) {
-	if ec.Spec.TLSConfig == nil || ec.Spec.TLSConfig.SecretRef == nil {
-		return nil, nil
-	}
-	ref := ec.Spec.TLSConfig.SecretRef
-	secret := &corev1.Secret{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading Secret %s/%s of ExtenderConfig %q: %w", ref.Namespace, ref.Name, ec.Name, err)
-	}
-	return secret, nil
 }
 
 // convert runs the upstream conversion, defaulting and validation.

@@ -32,6 +32,8 @@ type ProfileValidator struct {
 	Profiles scheduler.ProfileSet
 	// AllowDefaultScheduler: as Options.AllowDefaultScheduler.
 	AllowDefaultScheduler bool
+	// ExtenderSecretsNamespace: as Options.ExtenderSecretsNamespace.
+	ExtenderSecretsNamespace string
 }
 
 var _ admission.Validator[*v1alpha1.SchedulerProfile] = &ProfileValidator{}
@@ -72,11 +74,10 @@ func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 			}
 			return nil, err
 		}
-		secret, err := extenderSecret(ctx, v.Client, ec)
+		ext, refusal, err := ResolveExtender(ctx, v.Client, ec, v.ExtenderSecretsNamespace)
 		if err != nil {
 			return nil, err
 		}
-		ext, refusal := UpstreamExtender(ec, secret)
 		if refusal != nil {
 			warnings = append(warnings, fmt.Sprintf("spec.extenders[%d]: ExtenderConfig %q cannot be used yet: %s", i, name, refusal.Message))
 			continue

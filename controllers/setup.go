@@ -53,6 +53,13 @@ type Options struct {
 	// Webhook, when non-nil, registers the validating admission webhook for
 	// SchedulerProfile on the manager's webhook server.
 	Webhook *WebhookOptions
+	// ExtenderSecretsNamespace is the only namespace the TLS Secrets of
+	// ExtenderConfigs are read from (--extender-secrets-namespace); a
+	// secretRef without a namespace means this one, a secretRef naming
+	// another is refused. Empty means DefaultExtenderSecretsNamespace. The
+	// manager's cache should keep the Secrets of this namespace only
+	// (SecretsCacheByObject).
+	ExtenderSecretsNamespace string
 }
 
 // Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
@@ -66,14 +73,16 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return errors.New("controllers.Setup: nil ProfileSet")
 	}
 	metrics.Register()
-	if err := addIndexes(context.Background(), mgr); err != nil {
+	opts.ExtenderSecretsNamespace = secretsNamespace(opts.ExtenderSecretsNamespace)
+	if err := addIndexes(context.Background(), mgr, opts.ExtenderSecretsNamespace); err != nil {
 		return err
 	}
 	pr := &SchedulerProfileReconciler{
-		Client:                mgr.GetClient(),
-		Profiles:              profiles,
-		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
-		AllowDefaultScheduler: opts.AllowDefaultScheduler,
+		Client:                   mgr.GetClient(),
+		Profiles:                 profiles,
+		Recorder:                 mgr.GetEventRecorder("profile-scheduler"),
+		AllowDefaultScheduler:    opts.AllowDefaultScheduler,
+		ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace,
 	}
 	if opts.LeaderElection {
 		pr.elected = mgr.Elected()
@@ -81,7 +90,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if err := pr.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	er := &ExtenderConfigReconciler{Client: mgr.GetClient()}
+	er := &ExtenderConfigReconciler{Client: mgr.GetClient(), ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 	if err := er.SetupWithManager(mgr); err != nil {
 		return err
 	}
@@ -89,7 +98,8 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	if opts.Webhook != nil {
-		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler}
+		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler,
+			ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 		if err := SetupWebhook(mgr, v, *opts.Webhook); err != nil {
 			return err
 		}
@@ -97,7 +107,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	return nil
 }
 
-func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
+func addIndexes(ctx context.Context, mgr ctrl.Manager, secretsNamespace string) error {
 	idx := mgr.GetFieldIndexer()
 	if err := idx.IndexField(ctx, &v1alpha1.SchedulerProfile{}, indexSchedulerName, func(o client.Object) []string {
 		return []string{o.(*v1alpha1.SchedulerProfile).EffectiveSchedulerName()}
@@ -110,11 +120,11 @@ func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
 		return fmt.Errorf("indexing profiles by extenders: %w", err)
 	}
 	if err := idx.IndexField(ctx, &v1alpha1.ExtenderConfig{}, indexSecretRef, func(o client.Object) []string {
-		t := o.(*v1alpha1.ExtenderConfig).Spec.TLSConfig
-		if t == nil || t.SecretRef == nil {
+		key, ok, _ := extenderSecretKey(o.(*v1alpha1.ExtenderConfig), secretsNamespace)
+		if !ok {
 			return nil
 		}
-		return []string{secretKey(t.SecretRef.Namespace, t.SecretRef.Name)}
+		return []string{secretKey(key.Namespace, key.Name)}
 	}); err != nil {
 		return fmt.Errorf("indexing extenders by Secret: %w", err)
 	}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -54,6 +55,9 @@ const (
 	// as in a cluster without the webhook installed.
 	admissionLabel = "profilescheduler.io/admission-test"
 	webhookConfig  = "profile-scheduler-test"
+	// secretsNamespace is the operator's extender-secrets namespace: the
+	// only one whose Secrets it caches and reads.
+	secretsNamespace = "extender-secrets"
 )
 
 var (
@@ -89,6 +93,7 @@ var _ = BeforeSuite(func() {
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
+	Expect(k8s.Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretsNamespace}})).To(Succeed())
 	for i := 1; i <= 3; i++ {
 		createNode(fmt.Sprintf("node-%d", i), nil, nil)
 	}
@@ -122,6 +127,7 @@ func zapLevel() zapcore.Level {
 // operator is one run of the manager with the scheduler and controllers.
 type operator struct {
 	sched  *scheduler.Scheduler
+	cache  cache.Cache
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -145,11 +151,13 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 		HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", probePort),
 		WebhookServer:          webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: webhookPort, CertDir: certDir}),
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:                  cache.Options{ByObject: controllers.SecretsCacheByObject(secretsNamespace)},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(mgr.Add(sched)).To(Succeed())
 	Expect(controllers.Setup(mgr, sched, controllers.Options{
-		AllowDefaultScheduler: len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0],
+		AllowDefaultScheduler:    len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0],
+		ExtenderSecretsNamespace: secretsNamespace,
 		Webhook: &controllers.WebhookOptions{
 			SelfSigned:        true,
 			CertDir:           certDir,
@@ -159,7 +167,7 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	})).To(Succeed())
 
 	ctx, cancel := context.WithCancel(suiteCtx)
-	o := &operator{sched: sched, cancel: cancel, done: make(chan struct{})}
+	o := &operator{sched: sched, cache: mgr.GetCache(), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer GinkgoRecover()
 		defer close(o.done)

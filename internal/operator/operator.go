@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -66,6 +67,10 @@ type Options struct {
 	AllowDefaultScheduler bool
 	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
 	OutOfTreeRegistry frameworkruntime.Registry
+	// ExtenderSecretsNamespace is the only namespace whose Secrets the
+	// operator reads (TLS material of ExtenderConfigs) and caches; empty
+	// means the pod's namespace.
+	ExtenderSecretsNamespace string
 
 	// Webhook, when set, serves the validating admission webhook.
 	Webhook *WebhookOptions
@@ -113,6 +118,9 @@ type Operator struct {
 
 // New assembles the operator on cfg.
 func New(cfg *rest.Config, o Options) (*Operator, error) {
+	if o.ExtenderSecretsNamespace == "" {
+		o.ExtenderSecretsNamespace = podNamespace()
+	}
 	mgr, err := newManager(cfg, o)
 	if err != nil {
 		return nil, err
@@ -140,7 +148,8 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		return nil, err
 	}
 
-	copts := controllers.Options{AllowDefaultScheduler: o.AllowDefaultScheduler, LeaderElection: o.LeaderElect}
+	copts := controllers.Options{AllowDefaultScheduler: o.AllowDefaultScheduler, LeaderElection: o.LeaderElect,
+		ExtenderSecretsNamespace: o.ExtenderSecretsNamespace}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace
 		if ns == "" {
@@ -214,6 +223,9 @@ func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		RenewDeadline:                 &o.RenewDeadline,
 		RetryPeriod:                   &o.RetryPeriod,
 		LeaderElectionReleaseOnCancel: o.ReleaseLeaseOnStop,
+		// Secrets of the extender-secrets namespace only: the operator
+		// has no permission to list or watch them elsewhere.
+		Cache: cache.Options{ByObject: controllers.SecretsCacheByObject(o.ExtenderSecretsNamespace)},
 	}
 	if o.Webhook != nil {
 		mopts.WebhookServer = webhook.NewServer(webhook.Options{Port: o.Webhook.Port, CertDir: o.Webhook.CertDir, TLSOpts: tlsOpts})
@@ -221,8 +233,13 @@ func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	return ctrl.NewManager(cfg, mopts)
 }
 
-// podNamespace is the namespace this pod runs in, or "default" outside a cluster.
+// podNamespace is the namespace this pod runs in ($POD_NAMESPACE, which
+// the chart sets, then the ServiceAccount's namespace file), or "default"
+// outside a cluster.
 func podNamespace() string {
+	if ns := strings.TrimSpace(os.Getenv("POD_NAMESPACE")); ns != "" {
+		return ns
+	}
 	if ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
 		return strings.TrimSpace(string(ns))
 	}
