@@ -88,10 +88,10 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 			out.TLSConfig.CertData = secret.Data[v1alpha1.SecretKeyCert]
 			out.TLSConfig.KeyData = secret.Data[v1alpha1.SecretKeyKey]
 			if len(out.TLSConfig.CAData) == 0 && !t.Insecure {
-				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "Secret %s/%s has no %s", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCA)
+				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "spec.tlsConfig.secretRef: Secret %s/%s has no %s", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCA)
 			}
 			if (len(out.TLSConfig.CertData) == 0) != (len(out.TLSConfig.KeyData) == 0) {
-				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "Secret %s/%s must hold both %s and %s, or neither", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCert, v1alpha1.SecretKeyKey)
+				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "spec.tlsConfig.secretRef: Secret %s/%s must hold both %s and %s, or neither", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCert, v1alpha1.SecretKeyKey)
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 		probe.TLSConfig = &tls
 	}
 	if _, err := scheduler.NewHTTPExtender(&probe); err != nil {
-		return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "building the HTTP extender: %v", err)
+		return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "spec.tlsConfig: building the HTTP extender: %v", err)
 	}
 	return out, nil
 }

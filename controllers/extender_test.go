@@ -12,9 +12,16 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
-func TestUpstreamExtender(t *testing.T) {
-	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
-	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+// upstreamExtenderCase is one case of TestUpstreamExtender;
+// FuzzResolveExtender seeds its corpus with every one.
+type upstreamExtenderCase struct {
+	name   string
+	spec   v1alpha1.ExtenderConfigSpec
+	secret *corev1.Secret
+	reason string
+}
+
+func upstreamExtenderCases(caPEM, certPEM, keyPEM []byte) []upstreamExtenderCase {
 	ref := &v1alpha1.SecretReference{Namespace: "ns", Name: "tls"}
 	secret := func(data map[string][]byte) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls"}, Data: data}
@@ -27,12 +34,7 @@ func TestUpstreamExtender(t *testing.T) {
 		f(&s)
 		return s
 	}
-	tests := []struct {
-		name   string
-		spec   v1alpha1.ExtenderConfigSpec
-		secret *corev1.Secret
-		reason string
-	}{
+	return []upstreamExtenderCase{
 		{"https with CA and client certificate", base, secret(map[string][]byte{"ca.crt": caPEM, "tls.crt": certPEM, "tls.key": keyPEM}), ""},
 		{"plain http", v1alpha1.ExtenderConfigSpec{URLPrefix: "http://127.0.0.1:8888/x", FilterVerb: "filter"}, nil, ""},
 		{"secret missing", base, nil, v1alpha1.ReasonSecretNotFound},
@@ -53,7 +55,12 @@ func TestUpstreamExtender(t *testing.T) {
 		}), secret(map[string][]byte{"ca.crt": caPEM}), v1alpha1.ReasonInvalidSpec},
 		{"TLS over http", with(func(s *v1alpha1.ExtenderConfigSpec) { s.URLPrefix = "http://x" }), nil, v1alpha1.ReasonInvalidSpec},
 	}
-	for _, tt := range tests {
+}
+
+func TestUpstreamExtender(t *testing.T) {
+	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	for _, tt := range upstreamExtenderCases(caPEM, certPEM, keyPEM) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			ec := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: tt.spec}
