@@ -11,7 +11,15 @@
 // the queue (package queue) from informers; schedule_one.go and binding.go
 // are the scheduling and binding cycles, following upstream's
 // schedule_one.go; metrics.go exposes upstream's scheduler_* metrics on the
-// controller-runtime registry.
+// controller-runtime registry; extender_metrics.go counts and times every
+// call to an HTTP extender, per profile, extender and verb.
+//
+// Extenders are upstream's HTTP extenders, per profile, and misbehave as
+// upstream's do: a filter that times out, answers a status other than 200,
+// an answer that does not decode or names a node it was not asked about
+// fails the cycle (the pod's PodScheduled condition and event carry
+// upstream's error text) unless the extender is ignorable, in which case it
+// is skipped; a failed prioritize only costs that extender's score.
 //
 // Hot swap: a cycle takes a reference on the framework serving the pod's
 // schedulerName once, at its start, and the binding cycle keeps it; a

@@ -214,7 +214,7 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	if name == "" {
 		return nil, errors.New("profile has no schedulerName")
 	}
-	extenders, names, ignored, err := buildExtenders(p.Extenders)
+	extenders, names, ignored, err := buildExtenders(name, p.Extenders)
 	if err != nil {
 		return nil, fmt.Errorf("extenders: %w", err)
 	}
@@ -265,17 +265,18 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 }
 
 // buildExtenders creates the HTTP extenders of a profile, ignorable ones
-// last (as upstream), and returns the extended resources they ask the
-// scheduler to ignore.
-func buildExtenders(cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
+// last (as upstream), each measured per profile (extender_metrics.go), and
+// returns the extended resources they ask the scheduler to ignore.
+func buildExtenders(profile string, cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
 	var out, ignorable []fwk.Extender
 	var names, ignored []string
 	for i := range cfgs {
 		c := cfgs[i]
-		e, err := upstream.NewHTTPExtender(&c)
+		he, err := upstream.NewHTTPExtender(&c)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("extender %s: %w", c.URLPrefix, err)
 		}
+		e := instrumentExtender(profile, he)
 		if e.IsIgnorable() {
 			ignorable = append(ignorable, e)
 		} else {
