@@ -19,6 +19,7 @@ import (
 	upstream "k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -259,5 +260,15 @@ var _ = Describe("Extenders that misbehave", func() {
 			}
 			Expect(testutil.CollectAndCount(scheduler.ExtenderCallDuration, "profile_scheduler_extender_call_duration_seconds")).To(BeNumerically(">=", 1))
 		}
+
+		By("the metrics are served on the manager's registry")
+		families, err := ctrlmetrics.Registry.Gather()
+		Expect(err).NotTo(HaveOccurred())
+		var served []string
+		for _, mf := range families {
+			served = append(served, mf.GetName())
+		}
+		Expect(served).To(ContainElements("profile_scheduler_extender_calls_total",
+			"profile_scheduler_extender_errors_total", "profile_scheduler_extender_call_duration_seconds"))
 	})
 })
