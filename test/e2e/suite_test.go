@@ -74,6 +74,7 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	stopRestartedAPIServers()
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
 	}
