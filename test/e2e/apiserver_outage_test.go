@@ -196,8 +196,8 @@ func (s *podStream) end() []string {
 	return append([]string(nil), s.created...)
 }
 
-// checkBoundOnce checks that every pod of ns is bound, by one binding
-// each, and that no node holds more CPU requests than it has.
+// checkBoundOnce checks that every pod of ns is bound, by no more than one
+// binding each, and that no node holds more CPU requests than it has.
 func checkBoundOnce(ctx SpecContext, ns string, pods []string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
@@ -208,15 +208,30 @@ func checkBoundOnce(ctx SpecContext, ns string, pods []string) {
 		}
 	}).WithTimeout(90 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
 
-	perPod := map[string]int{}
+	// A binding the API server committed just before it was killed may
+	// miss from the audit log, so a pod has at most one: a second would be
+	// a pod bound twice. A refused second attempt (409: the binder did not
+	// learn that the first one was committed) is not a second binding.
+	perPod, refused := map[string]int{}, 0
 	for _, b := range bindings(ctx) {
-		if strings.HasPrefix(b.Pod, ns+"/") && b.Code == 201 {
+		if !strings.HasPrefix(b.Pod, ns+"/") {
+			continue
+		}
+		if b.Code == 201 {
 			perPod[b.Pod]++
+		} else {
+			refused++
 		}
 	}
+	missing := 0
 	for _, name := range pods {
-		Expect(perPod[ns+"/"+name]).To(Equal(1), "pod %s/%s bound %d times", ns, name, perPod[ns+"/"+name])
+		Expect(perPod[ns+"/"+name]).To(BeNumerically("<=", 1), "pod %s/%s bound %d times", ns, name, perPod[ns+"/"+name])
+		if perPod[ns+"/"+name] == 0 {
+			missing++
+		}
 	}
+	GinkgoWriter.Printf("%s: %d pods bound, %d bindings lost from the audit log by the kill, %d refused attempts\n", ns, len(pods), missing, refused)
+	Expect(missing).To(BeNumerically("<=", 5), "more bindings missing from the audit log than a kill can lose")
 
 	var all corev1.PodList
 	Expect(k8s.List(ctx, &all)).To(Succeed())
@@ -318,5 +333,75 @@ var _ = Describe("the API server goes away", Ordered, func() {
 			g.Expect(body).To(MatchRegexp(`scheduler_schedule_attempts_total\{profile="%s",result="scheduled"\} %d\b`, profile, len(pods)))
 		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 		op.stop()
+	})
+
+	It("longer than the renew deadline: the leader stops scheduling and says so, the standby takes over, nothing is bound twice", func(ctx SpecContext) {
+		const profile = "outage-ha"
+		const lns = "outage-ha"
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lns}})).To(Succeed())
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: profile}})).To(Succeed())
+		leaderFlags := []string{
+			"--leader-elect", "--leader-elect-id=outage-ha", "--leader-elect-namespace=default",
+			"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms",
+		}
+		a := startInstance("outage-a", leaderFlags...)
+		Eventually(func(g Gomega) {
+			var sp v1alpha1.SchedulerProfile
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Name: profile}, &sp)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		b := startInstance("outage-b", leaderFlags...)
+		Eventually(b.ready).WithTimeout(60 * time.Second).Should(Succeed())
+
+		const total = 120
+		stream := startPodStream(lns, profile, 100*time.Millisecond, total)
+		Eventually(func() int { stream.mu.Lock(); defer stream.mu.Unlock(); return len(stream.created) }).
+			WithTimeout(30 * time.Second).Should(BeNumerically(">=", 20))
+
+		By("stopping kube-apiserver for 10 s, longer than the 3 s renew deadline")
+		apiserver := findAPIServer()
+		apiserver.stop()
+		down := time.Now()
+		// The leader gives up once it could not renew for the renew
+		// deadline, before its lease can expire for anyone else, and exits.
+		Eventually(a.done).WithTimeout(9*time.Second).Should(BeClosed(), "the leader still runs without its lease")
+		gaveUp := time.Now()
+		Expect(b.done).NotTo(BeClosed(), "the standby held no lease and keeps waiting for one")
+		time.Sleep(10*time.Second - time.Since(down)) // the rest of the outage, not a wait for an outcome
+		apiserver.start()
+		up := time.Now()
+		Expect(gaveUp.Before(up)).To(BeTrue())
+		log, err := os.ReadFile(filepath.Join(workDir, "outage-a.log"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(log)).To(ContainSubstring("leader election lost"), "the leader says why it stopped")
+
+		By("the standby takes over; the old leader comes back as a standby, as its pod would")
+		startInstance("outage-a-again", leaderFlags...)
+		Eventually(stream.done).WithTimeout(60 * time.Second).Should(BeClosed())
+		pods := stream.end()
+		Expect(pods).To(HaveLen(total))
+		checkBoundOnce(ctx, lns, pods)
+
+		By("the audit log: the old leader bound nothing after it gave up, the new one nothing before")
+		var byA, byB int
+		for _, bd := range bindings(ctx) {
+			if !strings.HasPrefix(bd.Pod, lns+"/") || bd.Code != 201 {
+				continue
+			}
+			switch bd.User {
+			case "outage-a":
+				byA++
+				Expect(bd.At.Before(gaveUp)).To(BeTrue(), "the old leader bound %s after it gave up", bd.Pod)
+			case "outage-b":
+				byB++
+				Expect(bd.At.After(gaveUp)).To(BeTrue(), "the standby bound %s before the old leader gave up", bd.Pod)
+			default:
+				Fail(fmt.Sprintf("%s bound %s", bd.User, bd.Pod))
+			}
+		}
+		GinkgoWriter.Printf("bindings: old leader %d, new leader %d\n", byA, byB)
+		Expect(byA).To(BeNumerically(">", 0))
+		Expect(byB).To(BeNumerically(">", 0))
+		Expect(byA+byB).To(BeNumerically(">=", total-5), "bindings in the audit log (a kill may lose a few)")
 	})
 })
