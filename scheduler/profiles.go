@@ -214,9 +214,12 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	if name == "" {
 		return nil, errors.New("profile has no schedulerName")
 	}
-	extenders, names, ignored, err := buildExtenders(name, p.Extenders)
+	extenders, names, ignored, err := buildExtenders(p.Extenders)
 	if err != nil {
 		return nil, fmt.Errorf("extenders: %w", err)
+	}
+	for i := range extenders {
+		extenders[i] = instrumentExtender(name, extenders[i])
 	}
 	if len(ignored) > 0 {
 		if err := setIgnoredResources(prof, ignored); err != nil {
@@ -265,18 +268,17 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 }
 
 // buildExtenders creates the HTTP extenders of a profile, ignorable ones
-// last (as upstream), each measured per profile (extender_metrics.go), and
-// returns the extended resources they ask the scheduler to ignore.
-func buildExtenders(profile string, cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
+// last (as upstream), and returns the extended resources they ask the
+// scheduler to ignore.
+func buildExtenders(cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
 	var out, ignorable []fwk.Extender
 	var names, ignored []string
 	for i := range cfgs {
 		c := cfgs[i]
-		he, err := upstream.NewHTTPExtender(&c)
+		e, err := upstream.NewHTTPExtender(&c)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("extender %s: %w", c.URLPrefix, err)
 		}
-		e := instrumentExtender(profile, he)
 		if e.IsIgnorable() {
 			ignorable = append(ignorable, e)
 		} else {
