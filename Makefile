@@ -70,6 +70,19 @@ test: envtest-assets ## Run every test: unit and envtest suites, then the schedu
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test $(GOTEST_FLAGS) $(TEST_PKGS)
 	$(MAKE) --no-print-directory test-race
 
+FUZZTIME ?= 30s
+# Fuzz targets, as package:Name. Their seed corpora (config/samples, the
+# refusal cases of the tests, testdata/fuzz) also run in `make test`.
+FUZZ_TARGETS ?= ./controllers:FuzzConvertProfile ./controllers:FuzzResolveExtender
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME on top of its corpus; a crasher is kept in the package's testdata/fuzz.
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo ">> fuzzing $$name ($$pkg) for $(FUZZTIME)"; \
+	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
 .PHONY: test-race
 test-race: envtest-assets ## Run the scheduler's tests under the race detector.
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -race $(GOTEST_FLAGS) ./scheduler/...

@@ -28,16 +28,20 @@ func enabledNames(ps config.PluginSet) []string {
 	return out
 }
 
-func TestConvertProfile(t *testing.T) {
+// convertProfileCase is one case of TestConvertProfile; FuzzConvertProfile
+// seeds its corpus with every one.
+type convertProfileCase struct {
+	name      string
+	spec      v1alpha1.SchedulerProfileSpec
+	extenders []config.Extender
+	reason    string
+	contains  []string
+	check     func(g Gomega, p *config.KubeSchedulerProfile)
+}
+
+func convertProfileCases() []convertProfileCase {
 	mostAllocated := v1alpha1.PluginConfig{Name: "NodeResourcesFit", Args: args(`{"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":1}]}}`)}
-	tests := []struct {
-		name      string
-		spec      v1alpha1.SchedulerProfileSpec
-		extenders []config.Extender
-		reason    string
-		contains  []string
-		check     func(g Gomega, p *config.KubeSchedulerProfile)
-	}{{
+	return []convertProfileCase{{
 		name: "empty spec means the default plugin set under metadata.name",
 		check: func(g Gomega, p *config.KubeSchedulerProfile) {
 			g.Expect(p.SchedulerName).To(Equal("p"))
@@ -125,7 +129,10 @@ func TestConvertProfile(t *testing.T) {
 		reason:    v1alpha1.ReasonInvalidSpec,
 		contains:  []string{"only one extender can implement bind"},
 	}}
-	for _, tt := range tests {
+}
+
+func TestConvertProfile(t *testing.T) {
+	for _, tt := range convertProfileCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			p, refusal := convertProfile(profile("p", tt.spec), tt.extenders)

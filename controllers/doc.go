@@ -6,7 +6,8 @@
 // config.KubeSchedulerProfile through the upstream kubescheduler.config.k8s.io
 // scheme (v1 decoding with strict plugin args, defaulting, conversion to the
 // internal type, upstream validation), resolves the ExtenderConfig objects it
-// names (TLS material read from Secrets), and applies the result to a
+// names (TLS material read from Secrets of one namespace only, see below),
+// and applies the result to a
 // scheduler.ProfileSet. A generation that is refused never replaces the one
 // that serves (last known good); status says which generation serves and
 // why the latest one does not. status.activeSpec keeps a copy of the spec
@@ -55,6 +56,18 @@
 // HTTP extender from it to prove its TLS material loads, and writes its own
 // conditions. Changes to an ExtenderConfig, or to the Secret it reads, make
 // every profile that references it re-apply.
+//
+// # Extender Secrets
+//
+// As cert-manager keeps the Secrets of cluster-scoped issuers, TLS Secrets
+// of the cluster-scoped ExtenderConfigs live in one namespace,
+// Options.ExtenderSecretsNamespace (the operator's own). A secretRef without
+// a namespace means that one; a secretRef naming another is refused with
+// SecretNamespaceNotAllowed, naming spec.tlsConfig.secretRef.namespace,
+// before anything is read (resolveExtender), so whoever may create an
+// ExtenderConfig cannot make the operator read a Secret of kube-system or
+// of a tenant. The manager should cache the Secrets of that namespace only
+// (SecretsCacheByObject); the operator has RBAC for nothing more.
 //
 // Setup wires both reconcilers into a manager and adds the readiness check
 // "schedulerprofiles": ready once every SchedulerProfile that existed when the

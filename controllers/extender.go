@@ -92,10 +92,10 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 			out.TLSConfig.CertData = secret.Data[v1alpha1.SecretKeyCert]
 			out.TLSConfig.KeyData = secret.Data[v1alpha1.SecretKeyKey]
 			if len(out.TLSConfig.CAData) == 0 && !t.Insecure {
-				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "Secret %s/%s has no %s", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCA)
+				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "spec.tlsConfig.secretRef: Secret %s/%s has no %s", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCA)
 			}
 			if (len(out.TLSConfig.CertData) == 0) != (len(out.TLSConfig.KeyData) == 0) {
-				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "Secret %s/%s must hold both %s and %s, or neither", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCert, v1alpha1.SecretKeyKey)
+				return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "spec.tlsConfig.secretRef: Secret %s/%s must hold both %s and %s, or neither", t.SecretRef.Namespace, t.SecretRef.Name, v1alpha1.SecretKeyCert, v1alpha1.SecretKeyKey)
 			}
 		}
 	}
@@ -111,17 +111,18 @@ func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (confi
 		probe.TLSConfig = &tls
 	}
 	if _, err := scheduler.NewHTTPExtender(&probe); err != nil {
-		return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "building the HTTP extender: %v", err)
+		return config.Extender{}, refuse(v1alpha1.ReasonInvalidTLS, "spec.tlsConfig: building the HTTP extender: %v", err)
 	}
 	return out, nil
 }
 
-// resolveExtender reads the ExtenderConfig named and the Secret it reads,
-// and builds its upstream extender: the one way the reconcilers and the
-// webhook turn a reference into an extender. The ExtenderConfig is nil when
-// it does not exist; the refusal says why an existing one cannot be used;
-// an error is a read that may pass on retry.
-func resolveExtender(ctx context.Context, c client.Reader, name string) (*v1alpha1.ExtenderConfig, config.Extender, *Refusal, error) {
+// resolveExtender reads the ExtenderConfig named and the Secret it reads
+// (from namespace, the extender-secrets namespace, only), and builds its
+// upstream extender: the one way the reconcilers and the webhook turn a
+// reference into an extender. The ExtenderConfig is nil when it does not
+// exist; the refusal says why an existing one cannot be used; an error is a
+// read that may pass on retry.
+func resolveExtender(ctx context.Context, c client.Reader, name, namespace string) (*v1alpha1.ExtenderConfig, config.Extender, *Refusal, error) {
 	ec := &v1alpha1.ExtenderConfig{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, ec); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -129,11 +130,10 @@ func resolveExtender(ctx context.Context, c client.Reader, name string) (*v1alph
 		}
 		return nil, config.Extender{}, nil, fmt.Errorf("reading ExtenderConfig %q: %w", name, err)
 	}
-	secret, err := extenderSecret(ctx, c, ec)
+	ext, refusal, err := buildExtender(ctx, c, ec, namespace)
 	if err != nil {
 		return nil, config.Extender{}, nil, err
 	}
-	ext, refusal := UpstreamExtender(ec, secret)
 	return ec, ext, refusal, nil
 }
 

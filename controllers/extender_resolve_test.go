@@ -37,8 +37,11 @@ func TestResolveExtender(t *testing.T) {
 	noSecret := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "no-secret"},
 		Spec: *tlsSpec.DeepCopy()}
 	noSecret.Spec.TLSConfig.SecretRef.Name = "absent"
+	elsewhere := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"},
+		Spec: *tlsSpec.DeepCopy()}
+	elsewhere.Spec.TLSConfig.SecretRef.Namespace = "kube-system"
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: caPEM}}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(plain, withTLS, noSecret, secret).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(plain, withTLS, noSecret, elsewhere, secret).Build()
 
 	tests := []struct {
 		name      string
@@ -52,6 +55,7 @@ func TestResolveExtender(t *testing.T) {
 		{name: "TLS material from the Secret", reader: c, extender: "with-tls", found: true},
 		{name: "missing ExtenderConfig", reader: c, extender: "absent"},
 		{name: "missing Secret", reader: c, extender: "no-secret", found: true, reason: v1alpha1.ReasonSecretNotFound},
+		{name: "Secret outside the extender-secrets namespace", reader: c, extender: "elsewhere", found: true, reason: v1alpha1.ReasonSecretNamespaceNotAllowed},
 		{name: "ExtenderConfig read fails", extender: "plain", errSubstr: `reading ExtenderConfig "plain"`,
 			reader: fakeFailing(c, func(o client.Object) bool { _, ok := o.(*v1alpha1.ExtenderConfig); return ok })},
 		{name: "Secret read fails", extender: "with-tls", errSubstr: `reading Secret ns/tls of ExtenderConfig "with-tls"`,
@@ -60,7 +64,7 @@ func TestResolveExtender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			ec, ext, refusal, err := resolveExtender(context.Background(), tt.reader, tt.extender)
+			ec, ext, refusal, err := resolveExtender(context.Background(), tt.reader, tt.extender, "ns")
 			if tt.errSubstr != "" {
 				g.Expect(err).To(MatchError(ContainSubstring(tt.errSubstr)))
 				g.Expect(ec).To(BeNil())

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,9 +12,16 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
-func TestUpstreamExtender(t *testing.T) {
-	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
-	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+// upstreamExtenderCase is one case of TestUpstreamExtender;
+// FuzzResolveExtender seeds its corpus with every one.
+type upstreamExtenderCase struct {
+	name   string
+	spec   v1alpha1.ExtenderConfigSpec
+	secret *corev1.Secret
+	reason string
+}
+
+func upstreamExtenderCases(caPEM, certPEM, keyPEM []byte) []upstreamExtenderCase {
 	ref := &v1alpha1.SecretReference{Namespace: "ns", Name: "tls"}
 	secret := func(data map[string][]byte) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tls"}, Data: data}
@@ -26,12 +34,7 @@ func TestUpstreamExtender(t *testing.T) {
 		f(&s)
 		return s
 	}
-	tests := []struct {
-		name   string
-		spec   v1alpha1.ExtenderConfigSpec
-		secret *corev1.Secret
-		reason string
-	}{
+	return []upstreamExtenderCase{
 		{"https with CA and client certificate", base, secret(map[string][]byte{"ca.crt": caPEM, "tls.crt": certPEM, "tls.key": keyPEM}), ""},
 		{"plain http", v1alpha1.ExtenderConfigSpec{URLPrefix: "http://127.0.0.1:8888/x", FilterVerb: "filter"}, nil, ""},
 		{"secret missing", base, nil, v1alpha1.ReasonSecretNotFound},
@@ -52,7 +55,12 @@ func TestUpstreamExtender(t *testing.T) {
 		}), secret(map[string][]byte{"ca.crt": caPEM}), v1alpha1.ReasonInvalidSpec},
 		{"TLS over http", with(func(s *v1alpha1.ExtenderConfigSpec) { s.URLPrefix = "http://x" }), nil, v1alpha1.ReasonInvalidSpec},
 	}
-	for _, tt := range tests {
+}
+
+func TestUpstreamExtender(t *testing.T) {
+	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	for _, tt := range upstreamExtenderCases(caPEM, certPEM, keyPEM) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			ec := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: tt.spec}
@@ -73,6 +81,46 @@ func TestUpstreamExtender(t *testing.T) {
 				g.Expect(ext.Weight).To(BeEquivalentTo(2))
 				g.Expect(ext.HTTPTimeout.Duration).To(Equal(3 * time.Second))
 				g.Expect(ext.ManagedResources).To(HaveLen(1))
+			}
+		})
+	}
+}
+
+func TestExtenderSecretKey(t *testing.T) {
+	withRef := func(ref *v1alpha1.SecretReference) *v1alpha1.ExtenderConfig {
+		return &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: v1alpha1.ExtenderConfigSpec{
+			URLPrefix: "https://ext.example/x", FilterVerb: "filter", TLSConfig: &v1alpha1.ExtenderTLSConfig{SecretRef: ref}}}
+	}
+	tests := []struct {
+		name      string
+		ec        *v1alpha1.ExtenderConfig
+		namespace string
+		want      string // "namespace/name", "" when no Secret is read
+		refused   bool
+	}{
+		{name: "no TLS", ec: &v1alpha1.ExtenderConfig{Spec: v1alpha1.ExtenderConfigSpec{URLPrefix: "http://x", FilterVerb: "f"}}, namespace: "ops"},
+		{name: "TLS without a Secret", ec: &v1alpha1.ExtenderConfig{Spec: v1alpha1.ExtenderConfigSpec{TLSConfig: &v1alpha1.ExtenderTLSConfig{Insecure: true}}}, namespace: "ops"},
+		{name: "namespace unset means the extender-secrets namespace", ec: withRef(&v1alpha1.SecretReference{Name: "tls"}), namespace: "ops", want: "ops/tls"},
+		{name: "the extender-secrets namespace named", ec: withRef(&v1alpha1.SecretReference{Namespace: "ops", Name: "tls"}), namespace: "ops", want: "ops/tls"},
+		{name: "another namespace is refused", ec: withRef(&v1alpha1.SecretReference{Namespace: "kube-system", Name: "tls"}), namespace: "ops", refused: true},
+		{name: "no namespace configured means default", ec: withRef(&v1alpha1.SecretReference{Name: "tls"}), want: "default/tls"},
+		{name: "no namespace configured still refuses others", ec: withRef(&v1alpha1.SecretReference{Namespace: "tenant", Name: "tls"}), refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			key, ok, refusal := extenderSecretKey(tt.ec, tt.namespace)
+			if tt.refused {
+				g.Expect(refusal).NotTo(BeNil())
+				g.Expect(ok).To(BeFalse())
+				g.Expect(refusal.Reason).To(Equal(v1alpha1.ReasonSecretNamespaceNotAllowed))
+				g.Expect(refusal.Message).To(HavePrefix(fmt.Sprintf("spec.tlsConfig.secretRef.namespace %q", tt.ec.Spec.TLSConfig.SecretRef.Namespace)))
+				return
+			}
+			g.Expect(refusal).To(BeNil())
+			g.Expect(ok).To(Equal(tt.want != ""))
+			if ok {
+				g.Expect(key.String()).To(Equal(tt.want))
 			}
 		})
 	}

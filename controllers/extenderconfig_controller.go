@@ -19,6 +19,9 @@ import (
 type extenderConfigReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// ExtenderSecretsNamespace is the only namespace extender Secrets are
+	// read from (Options.ExtenderSecretsNamespace).
+	ExtenderSecretsNamespace string
 
 	now func() metav1.Time
 }
@@ -29,7 +32,7 @@ type extenderConfigReconciler struct {
 // Reconcile builds the upstream HTTP extender from the ExtenderConfig and
 // its Secret, and records the outcome and the referencing profiles.
 func (r *extenderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ec, _, refusal, err := resolveExtender(ctx, r.Client, req.Name)
+	ec, _, refusal, err := resolveExtender(ctx, r.Client, req.Name, r.ExtenderSecretsNamespace)
 	if err != nil || ec == nil {
 		return ctrl.Result{}, err
 	}

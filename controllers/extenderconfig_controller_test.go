@@ -101,10 +101,10 @@ var _ = Describe("ExtenderConfig", func() {
 		ca1, cert1 := newCA()
 		ext.cert.Store(cert1)
 
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "extender-ca"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca1}}
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNamespace, Name: "extender-ca"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca1}}
 		Expect(k8s.Create(suiteCtx, secret)).To(Succeed())
 		ec := newExtenderConfig("tls-extender", ext.url)
-		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: ns, Name: secret.Name}}
+		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: secretsNamespace, Name: secret.Name}}
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
 		Expect(k8s.Create(suiteCtx, newProfile("tls-user", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
 
@@ -138,18 +138,62 @@ var _ = Describe("ExtenderConfig", func() {
 		ca, cert := newCA()
 		ext.cert.Store(cert)
 		ec := newExtenderConfig("needs-secret", ext.url)
-		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: ns, Name: "later"}}
+		// No namespace: the operator's extender-secrets namespace.
+		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Name: "later"}}
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
 		Expect(k8s.Create(suiteCtx, newProfile("waits-for-secret", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
 		expectExtender(ec.Name, status.FailedStatus, v1alpha1.ReasonSecretNotFound)
 		sp := expectRefused("waits-for-secret", v1alpha1.ReasonExtenderNotReady, timeout)
-		Expect(readyMessage(sp)).To(ContainSubstring(ns + "/later"))
+		Expect(readyMessage(sp)).To(ContainSubstring(secretsNamespace + "/later"))
 
-		Expect(k8s.Create(suiteCtx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "later"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca}})).To(Succeed())
+		Expect(k8s.Create(suiteCtx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNamespace, Name: "later"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca}})).To(Succeed())
 		expectExtender(ec.Name, status.CurrentStatus, v1alpha1.ReasonActive)
 		expectLive("waits-for-secret", timeout)
 		boundNode(createPod(ns, "p", "waits-for-secret"), timeout)
 		deleteProfile("waits-for-secret")
+		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
+	})
+
+	It("refuses a Secret outside the extender-secrets namespace, naming the field, and never caches it", func() {
+		tenant := createNamespace("tenant")
+		ext := startExtender(true)
+		ca, cert := newCA()
+		ext.cert.Store(cert)
+		// A valid CA, in a namespace the operator must not read.
+		Expect(k8s.Create(suiteCtx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "stolen"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca}})).To(Succeed())
+		ec := newExtenderConfig("elsewhere", ext.url)
+		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: tenant, Name: "stolen"}}
+		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
+		Expect(k8s.Create(suiteCtx, newProfile("uses-elsewhere", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
+
+		got := expectExtender(ec.Name, status.FailedStatus, v1alpha1.ReasonSecretNamespaceNotAllowed)
+		msg := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady).Message
+		Expect(msg).To(ContainSubstring(`spec.tlsConfig.secretRef.namespace "` + tenant + `"`))
+		Expect(msg).To(ContainSubstring(`namespace "` + secretsNamespace + `"`))
+		sp := expectRefused("uses-elsewhere", v1alpha1.ReasonExtenderNotReady, timeout)
+		Expect(readyMessage(sp)).To(ContainSubstring("spec.tlsConfig.secretRef.namespace"))
+		pending := createPod(tenant, "p", "uses-elsewhere")
+		staysPending(pending, time.Second)
+		Expect(ext.calls.Load()).To(BeZero(), "no framework calls the extender")
+
+		By("the manager's cache holds the Secrets of the extender-secrets namespace only")
+		var secrets corev1.SecretList
+		Expect(op.cache.List(suiteCtx, &secrets, client.InNamespace(tenant))).NotTo(Succeed())
+		Expect(op.cache.List(suiteCtx, &secrets)).To(Succeed())
+		for _, s := range secrets.Items {
+			Expect(s.Namespace).To(Equal(secretsNamespace))
+		}
+
+		By("the same Secret in the extender-secrets namespace, and the reference without a namespace, make both live")
+		Expect(k8s.Create(suiteCtx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNamespace, Name: "moved"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca}})).To(Succeed())
+		Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(ec), ec)).To(Succeed())
+		ec.Spec.TLSConfig.SecretRef = &v1alpha1.SecretReference{Name: "moved"}
+		Expect(k8s.Update(suiteCtx, ec)).To(Succeed())
+		expectExtender(ec.Name, status.CurrentStatus, v1alpha1.ReasonActive)
+		expectLive("uses-elsewhere", timeout)
+		boundNode(pending, timeout)
+		Expect(ext.calls.Load()).To(BeNumerically(">", 0))
+		deleteProfile("uses-elsewhere")
 		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
 	})
 

@@ -15,7 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -50,6 +49,9 @@ type schedulerProfileReconciler struct {
 	AllowDefaultScheduler bool
 	// Plugins describes the scheduler's out-of-tree plugins.
 	Plugins Plugins
+	// ExtenderSecretsNamespace is the only namespace extender Secrets are
+	// read from (Options.ExtenderSecretsNamespace).
+	ExtenderSecretsNamespace string
 
 	// elected, when set, is closed once this replica leads; until then
 	// the replica is a standby and reports ready.
@@ -113,7 +115,7 @@ func runPhases(ctx context.Context, s *profileScope, phases ...profilePhase) err
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers,verbs=update
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=extenderconfigs,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile fetches the profile, handles its deletion, then reconciles the
@@ -256,7 +258,7 @@ func (r *schedulerProfileReconciler) claimName(ctx context.Context, s *profileSc
 // the Secrets they read, into upstream extenders with inline TLS material.
 func (r *schedulerProfileReconciler) resolveExtenders(ctx context.Context, s *profileScope) error {
 	for i, name := range s.profile.Spec.Extenders {
-		ec, ext, refusal, err := resolveExtender(ctx, r.Client, name)
+		ec, ext, refusal, err := resolveExtender(ctx, r.Client, name, r.ExtenderSecretsNamespace)
 		if err != nil {
 			return err
 		}
@@ -272,24 +274,6 @@ func (r *schedulerProfileReconciler) resolveExtenders(ctx context.Context, s *pr
 		s.resolved = append(s.resolved, v1alpha1.ResolvedExtender{Name: name, URLPrefix: ext.URLPrefix, Generation: ec.Generation})
 	}
 	return nil
-}
-
-// extenderSecret reads the Secret ec refers to; nil when it names none or
-// the Secret does not exist.
-func extenderSecret(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderConfig) (*corev1.Secret, error) {
-	if ec.Spec.TLSConfig == nil || ec.Spec.TLSConfig.SecretRef == nil {
-		return nil, nil
-	}
-	ref := ec.Spec.TLSConfig.SecretRef
-	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
-	secret := &corev1.Secret{}
-	if err := c.Get(ctx, key, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading Secret %s of ExtenderConfig %q: %w", key, ec.Name, err)
-	}
-	return secret, nil
 }
 
 // convert runs the upstream conversion, defaulting and validation, then

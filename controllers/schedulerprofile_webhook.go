@@ -35,6 +35,8 @@ type ProfileValidator struct {
 	AllowDefaultScheduler bool
 	// Plugins: as Options.Plugins.
 	Plugins Plugins
+	// ExtenderSecretsNamespace: as Options.ExtenderSecretsNamespace.
+	ExtenderSecretsNamespace string
 }
 
 var _ admission.Validator[*v1alpha1.SchedulerProfile] = &ProfileValidator{}
@@ -67,7 +69,7 @@ func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 	}
 	var extenders []config.Extender
 	for i, name := range sp.Spec.Extenders {
-		ec, ext, refusal, err := resolveExtender(ctx, v.Client, name)
+		ec, ext, refusal, err := resolveExtender(ctx, v.Client, name, v.ExtenderSecretsNamespace)
 		if err != nil {
 			return nil, err
 		}

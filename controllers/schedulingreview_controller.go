@@ -34,6 +34,10 @@ type schedulingReviewReconciler struct {
 	Client client.Client
 	// Reviewer runs the reviews.
 	Reviewer scheduler.Reviewer
+	// Plugins and ExtenderSecretsNamespace: as Options, so a draft is
+	// checked as a SchedulerProfile of the same spec would be.
+	Plugins                  Plugins
+	ExtenderSecretsNamespace string
 
 	now func() metav1.Time
 }
@@ -171,7 +175,7 @@ func (r *schedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.Sch
 	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: *sr.Spec.ProfileSpec.DeepCopy()}
 	var extenders []config.Extender
 	for i, ref := range sp.Spec.Extenders {
-		ec, ext, refusal, err := resolveExtender(ctx, r.Client, ref)
+		ec, ext, refusal, err := resolveExtender(ctx, r.Client, ref, r.ExtenderSecretsNamespace)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -184,6 +188,9 @@ func (r *schedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.Sch
 		extenders = append(extenders, ext)
 	}
 	prof, refusal := convertProfile(sp, extenders)
+	if refusal == nil {
+		refusal = r.Plugins.checkPluginConfig(sp, prof)
+	}
 	if refusal != nil {
 		return nil, refusal, nil
 	}
@@ -254,9 +261,14 @@ func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error
 
 // SetupReviews registers the SchedulingReview reconciler on mgr, answering
 // with reviewer. The field indexes of Setup must exist.
-func SetupReviews(mgr manager.Manager, reviewer scheduler.Reviewer) error {
+func SetupReviews(mgr manager.Manager, reviewer scheduler.Reviewer, opts Options) error {
 	if reviewer == nil {
 		return errors.New("controllers.SetupReviews: nil Reviewer")
 	}
-	return (&schedulingReviewReconciler{Client: mgr.GetClient(), Reviewer: reviewer}).setupWithManager(mgr)
+	return (&schedulingReviewReconciler{
+		Client:                   mgr.GetClient(),
+		Reviewer:                 reviewer,
+		Plugins:                  opts.Plugins,
+		ExtenderSecretsNamespace: secretsNamespace(opts.ExtenderSecretsNamespace),
+	}).setupWithManager(mgr)
 }

@@ -55,6 +55,13 @@ type Options struct {
 	// Plugins describes the scheduler's out-of-tree plugins, so that a
 	// pluginConfig entry for one is accepted and its args validated.
 	Plugins Plugins
+	// ExtenderSecretsNamespace is the only namespace the TLS Secrets of
+	// ExtenderConfigs are read from (--extender-secrets-namespace); a
+	// secretRef without a namespace means this one, a secretRef naming
+	// another is refused. Empty means DefaultExtenderSecretsNamespace. The
+	// manager's cache should keep the Secrets of this namespace only
+	// (SecretsCacheByObject).
+	ExtenderSecretsNamespace string
 }
 
 // Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
@@ -67,7 +74,8 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return errors.New("controllers.Setup: nil ProfileSet")
 	}
 	registerMetricsOnControllerRuntime()
-	if err := addIndexes(context.Background(), mgr); err != nil {
+	opts.ExtenderSecretsNamespace = secretsNamespace(opts.ExtenderSecretsNamespace)
+	if err := addIndexes(context.Background(), mgr, opts.ExtenderSecretsNamespace); err != nil {
 		return err
 	}
 	pr := &schedulerProfileReconciler{
@@ -76,6 +84,8 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
 		AllowDefaultScheduler: opts.AllowDefaultScheduler,
 		Plugins:               opts.Plugins,
+
+		ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace,
 	}
 	if opts.LeaderElection {
 		pr.elected = mgr.Elected()
@@ -83,7 +93,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if err := pr.setupWithManager(mgr); err != nil {
 		return err
 	}
-	er := &extenderConfigReconciler{Client: mgr.GetClient()}
+	er := &extenderConfigReconciler{Client: mgr.GetClient(), ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 	if err := er.setupWithManager(mgr); err != nil {
 		return err
 	}
@@ -91,7 +101,8 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	if opts.Webhook != nil {
-		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins}
+		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins,
+			ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 		if err := SetupWebhook(mgr, v, *opts.Webhook); err != nil {
 			return err
 		}
@@ -99,7 +110,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	return nil
 }
 
-func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
+func addIndexes(ctx context.Context, mgr ctrl.Manager, secretsNamespace string) error {
 	idx := mgr.GetFieldIndexer()
 	if err := idx.IndexField(ctx, &v1alpha1.SchedulerProfile{}, indexSchedulerName, func(o client.Object) []string {
 		return []string{o.(*v1alpha1.SchedulerProfile).EffectiveSchedulerName()}
@@ -112,11 +123,11 @@ func addIndexes(ctx context.Context, mgr ctrl.Manager) error {
 		return fmt.Errorf("indexing profiles by extenders: %w", err)
 	}
 	if err := idx.IndexField(ctx, &v1alpha1.ExtenderConfig{}, indexSecretRef, func(o client.Object) []string {
-		t := o.(*v1alpha1.ExtenderConfig).Spec.TLSConfig
-		if t == nil || t.SecretRef == nil {
+		key, ok, _ := extenderSecretKey(o.(*v1alpha1.ExtenderConfig), secretsNamespace)
+		if !ok {
 			return nil
 		}
-		return []string{secretKey(t.SecretRef.Namespace, t.SecretRef.Name)}
+		return []string{secretKey(key.Namespace, key.Name)}
 	}); err != nil {
 		return fmt.Errorf("indexing extenders by Secret: %w", err)
 	}

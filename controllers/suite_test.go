@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -49,6 +50,9 @@ const (
 	// as in a cluster without the webhook installed.
 	admissionLabel = "profilescheduler.io/admission-test"
 	webhookConfig  = "profile-scheduler-test"
+	// secretsNamespace is the operator's extender-secrets namespace: the
+	// only one whose Secrets it caches and reads.
+	secretsNamespace = "extender-secrets"
 )
 
 var (
@@ -84,6 +88,7 @@ var _ = BeforeSuite(func() {
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 
+	Expect(k8s.Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretsNamespace}})).To(Succeed())
 	for i := 1; i <= 3; i++ {
 		createNode(fmt.Sprintf("node-%d", i), nil, nil)
 	}
@@ -119,6 +124,7 @@ func zapLevel() zapcore.Level {
 type operator struct {
 	// sched is the operator's scheduler, for specs that ask what it serves.
 	sched  *scheduler.Scheduler
+	cache  cache.Cache
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -135,6 +141,7 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	opts.PodInitialBackoff, opts.PodMaxBackoff = 100*time.Millisecond, 2*time.Second
 	opts.AllowDefaultScheduler = len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0]
 	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, validators
+	opts.ExtenderSecretsNamespace = secretsNamespace
 	opts.Webhook = &internaloperator.WebhookOptions{
 		Host:              "127.0.0.1",
 		Port:              webhookPort,
@@ -149,7 +156,7 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	Expect(err).NotTo(HaveOccurred())
 
 	ctx, cancel := context.WithCancel(suiteCtx)
-	o := &operator{sched: op.Scheduler, cancel: cancel, done: make(chan struct{})}
+	o := &operator{sched: op.Scheduler, cache: op.GetCache(), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer GinkgoRecover()
 		defer close(o.done)

@@ -16,7 +16,9 @@
 // produces (profile_scheduler_profile_swaps_total, _profile_swap_duration_seconds,
 // and _active_profiles, read from the live profile map when scraped) and
 // exposes upstream's scheduler_* metrics on the controller-runtime registry;
-// review.go and review_preemption.go answer scheduling reviews (Reviewer).
+// extender_metrics.go counts and times every call to an HTTP extender, per
+// profile, extender and verb; review.go and review_preemption.go answer
+// scheduling reviews (Reviewer).
 //
 // Reviews: a review takes a reference on the serving profile as a cycle
 // does (or takes a draft profile), brings the snapshot reviews share (one
@@ -29,6 +31,13 @@
 // eviction. It never blocks the scheduling loop: it holds the cache's lock
 // only while copying the nodes that changed since the last review, as a
 // cycle's UpdateSnapshot does.
+//
+// Extenders are upstream's HTTP extenders, per profile, and misbehave as
+// upstream's do: a filter that times out, answers a status other than 200,
+// an answer that does not decode or names a node it was not asked about
+// fails the cycle (the pod's PodScheduled condition and event carry
+// upstream's error text) unless the extender is ignorable, in which case it
+// is skipped; a failed prioritize only costs that extender's score.
 //
 // Hot swap: a cycle takes a reference on the framework serving the pod's
 // schedulerName once, at its start, and the binding cycle keeps it; a

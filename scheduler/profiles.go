@@ -241,6 +241,9 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	if err != nil {
 		return nil, fmt.Errorf("extenders: %w", err)
 	}
+	for i := range extenders {
+		extenders[i] = instrumentExtender(name, extenders[i])
+	}
 	if len(ignored) > 0 {
 		if err := setIgnoredResources(prof, ignored); err != nil {
 			return nil, err

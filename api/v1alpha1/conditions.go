@@ -39,6 +39,9 @@ const (
 	ReasonInvalidTLS = "InvalidTLS"
 	// ReasonSecretNotFound: the Secret an extender refers to does not exist.
 	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonSecretNamespaceNotAllowed: an extender names a Secret outside
+	// the operator's extender-secrets namespace.
+	ReasonSecretNamespaceNotAllowed = "SecretNamespaceNotAllowed"
 )
 
 // Event reasons.

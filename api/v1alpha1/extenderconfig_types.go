@@ -89,21 +89,28 @@ type ExtenderTLSConfig struct {
 	// +kubebuilder:validation:MaxLength=253
 	ServerName string `json:"serverName,omitempty"`
 	// SecretRef names a Secret with keys ca.crt (CA bundle), and optionally
-	// tls.crt and tls.key (client certificate).
+	// tls.crt and tls.key (client certificate). The Secret lives in the
+	// operator's extender-secrets namespace (--extender-secrets-namespace,
+	// by default the operator's own), as cert-manager keeps the Secrets of
+	// cluster-scoped issuers: the operator reads no Secret elsewhere.
 	// +optional
 	SecretRef *SecretReference `json:"secretRef,omitempty"`
 }
 
-// SecretReference names a Secret in a namespace.
+// SecretReference names a Secret of the operator's extender-secrets
+// namespace.
 type SecretReference struct {
 	// Name of the Secret.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
-	// Namespace of the Secret.
+	// Namespace of the Secret. Unset means the operator's extender-secrets
+	// namespace; any other namespace is refused (reason
+	// SecretNamespaceNotAllowed).
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Keys read from the Secret of an ExtenderTLSConfig.

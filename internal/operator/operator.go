@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -71,6 +72,10 @@ type Options struct {
 	OutOfTreeRegistry frameworkruntime.Registry
 	// PluginArgsValidators check the args of out-of-tree plugins, by name.
 	PluginArgsValidators map[string]controllers.ArgsValidator
+	// ExtenderSecretsNamespace is the only namespace whose Secrets the
+	// operator reads (TLS material of ExtenderConfigs) and caches; empty
+	// means the pod's namespace.
+	ExtenderSecretsNamespace string
 
 	// Webhook, when set, serves the validating admission webhook.
 	Webhook *WebhookOptions
@@ -128,6 +133,9 @@ type Operator struct {
 
 // New assembles the operator on cfg.
 func New(cfg *rest.Config, o Options) (*Operator, error) {
+	if o.ExtenderSecretsNamespace == "" {
+		o.ExtenderSecretsNamespace = podNamespace()
+	}
 	mgr, err := newManager(cfg, o)
 	if err != nil {
 		return nil, err
@@ -159,6 +167,8 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		AllowDefaultScheduler: o.AllowDefaultScheduler,
 		LeaderElection:        o.LeaderElect,
 		Plugins:               controllers.Plugins{OutOfTree: slices.Sorted(maps.Keys(o.OutOfTreeRegistry)), Validators: o.PluginArgsValidators},
+
+		ExtenderSecretsNamespace: o.ExtenderSecretsNamespace,
 	}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace
@@ -183,7 +193,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	if err := controllers.Setup(mgr, sched, copts); err != nil {
 		return nil, fmt.Errorf("setting up controllers: %w", err)
 	}
-	if err := controllers.SetupReviews(mgr, sched); err != nil {
+	if err := controllers.SetupReviews(mgr, sched, copts); err != nil {
 		return nil, fmt.Errorf("setting up reviews: %w", err)
 	}
 
@@ -240,6 +250,9 @@ func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		RetryPeriod:                   &o.RetryPeriod,
 		LeaderElectionReleaseOnCancel: o.ReleaseLeaseOnStop,
 		Controller:                    config.Controller{SkipNameValidation: &o.SkipControllerNameValidation},
+		// Secrets of the extender-secrets namespace only: the operator
+		// has no permission to list or watch them elsewhere.
+		Cache: cache.Options{ByObject: controllers.SecretsCacheByObject(o.ExtenderSecretsNamespace)},
 	}
 	if o.Webhook != nil {
 		mopts.WebhookServer = webhook.NewServer(webhook.Options{Host: o.Webhook.Host, Port: o.Webhook.Port, CertDir: o.Webhook.CertDir, TLSOpts: tlsOpts})
@@ -247,8 +260,13 @@ func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	return ctrl.NewManager(cfg, mopts)
 }
 
-// podNamespace is the namespace this pod runs in, or "default" outside a cluster.
+// podNamespace is the namespace this pod runs in ($POD_NAMESPACE, which
+// the chart sets, then the ServiceAccount's namespace file), or "default"
+// outside a cluster.
 func podNamespace() string {
+	if ns := strings.TrimSpace(os.Getenv("POD_NAMESPACE")); ns != "" {
+		return ns
+	}
 	if ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
 		return strings.TrimSpace(string(ns))
 	}

@@ -10,7 +10,10 @@ package operator
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles;extenderconfigs,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status;extenderconfigs/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers;extenderconfigs/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// Extender TLS material: Secrets of the operator's own namespace only (a
+// namespaced Role; "system" is the namespace config/default replaces).
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch
 
 // Scheduling reviews: answered in status, deleted after their TTL.
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulingreviews,verbs=get;list;watch;delete

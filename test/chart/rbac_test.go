@@ -200,3 +200,69 @@ func TestClusterRoleCoversUpstreamScheduler(t *testing.T) {
 		g.Expect(up).To(HaveKey(p), "leftOut lists %q, which upstream no longer grants", p)
 	}
 }
+
+// TestExtenderSecretsRoleIsDocumented checks that Secrets are granted in
+// one namespace only, by a Role the README documents, that the ClusterRole
+// grants no Secret access at all, and that the operator is told the same
+// namespace the Role is in.
+func TestExtenderSecretsRoleIsDocumented(t *testing.T) {
+	g := NewWithT(t)
+	documented := expand(documentedRules(t, "### Role `<fullname>` (extender-secrets namespace)", true))
+	g.Expect(documented).To(Equal([]string{"get secrets", "list secrets", "watch secrets"}))
+
+	secretsArg := func(objs []*unstructured.Unstructured) []string {
+		var out []string
+		for _, a := range deployment(t, objs).Spec.Template.Spec.Containers[0].Args {
+			if strings.HasPrefix(a, "--extender-secrets-namespace=") {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, set, namespace, arg string
+	}{
+		{"defaults", "", namespace, "--extender-secrets-namespace=$(POD_NAMESPACE)"},
+		{"own namespace", "extenderSecrets.namespace=extender-tls", "extender-tls", "--extender-secrets-namespace=extender-tls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			var objs []*unstructured.Unstructured
+			if tc.set == "" {
+				objs = renderChart(t)
+			} else {
+				objs = renderChart(t, "--set", tc.set)
+			}
+			role := find(objs, "Role", releaseName)
+			g.Expect(role).NotTo(BeNil())
+			g.Expect(role.GetNamespace()).To(Equal(tc.namespace))
+			g.Expect(permissions(t, role)).To(Equal(documented))
+			binding := find(objs, "RoleBinding", releaseName)
+			g.Expect(binding).NotTo(BeNil())
+			g.Expect(binding.GetNamespace()).To(Equal(tc.namespace))
+			var rb rbacv1.RoleBinding
+			g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(binding.Object, &rb)).To(Succeed())
+			g.Expect(rb.RoleRef).To(Equal(rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: releaseName}))
+			g.Expect(rb.Subjects).To(Equal([]rbacv1.Subject{{Kind: "ServiceAccount", Name: releaseName, Namespace: namespace}}))
+			g.Expect(secretsArg(objs)).To(Equal([]string{tc.arg}))
+
+			for _, o := range objs {
+				if o.GetKind() == "ClusterRole" {
+					for _, p := range permissions(t, o) {
+						g.Expect(p).NotTo(HaveSuffix(" secrets"), "ClusterRole %s grants %s cluster-wide", o.GetName(), p)
+					}
+				}
+			}
+		})
+	}
+
+	// The markers generate the same Role, and no cluster-wide Secret rule.
+	requireGeneratedRole(t)
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "rbac", "role.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	objs, err := decode(data)
+	g.Expect(err).NotTo(HaveOccurred())
+	role := find(objs, "Role", "profile-scheduler")
+	g.Expect(role).NotTo(BeNil(), "config/rbac/role.yaml has Role profile-scheduler")
+	g.Expect(permissions(t, role)).To(Equal(documented))
+}

@@ -1,4 +1,6 @@
 // Package e2e runs the operator binary as a person deploys it, against a
 // real API server: several replicas with leader election, killed and
-// replaced under load. The API server's audit log says who bound what.
+// replaced under load, and kube-apiserver itself killed and started again
+// on the same etcd while pods arrive. The API server's audit log says who
+// bound what.
 package e2e

@@ -14,10 +14,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -26,6 +28,10 @@ import (
 )
 
 const chartNamespace = "profile-scheduler-system"
+
+// secretsNamespaceFlag is what the chart's --extender-secrets-namespace=$(POD_NAMESPACE)
+// expands to in a pod of the release namespace.
+const secretsNamespaceFlag = "--extender-secrets-namespace=" + chartNamespace
 
 // renderChartRBAC renders the chart as an admin installs it and returns its
 // ServiceAccount and RBAC objects.
@@ -126,6 +132,13 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 			},
 		}
 	}
+	podBound := func(ctx SpecContext, name string) {
+		Eventually(func(g Gomega) {
+			var p corev1.Pod
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p)).To(Succeed())
+			g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s/%s is not bound", ns, name)
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+	}
 	profileReady := func(ctx SpecContext, name string) {
 		Eventually(func(g Gomega) {
 			var sp v1alpha1.SchedulerProfile
@@ -137,7 +150,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 
 	It("lets the operator, as the chart's ServiceAccount, reconcile profiles, elect a leader and bind pods", func(ctx SpecContext) {
 		metricsAddr := freeAddr()
-		op := startInstanceAs("rbac-chart", serviceAccount("profile-scheduler"),
+		op := startInstanceAs("rbac-chart", serviceAccount("profile-scheduler"), secretsNamespaceFlag,
 			"--leader-elect", "--leader-elect-namespace="+chartNamespace,
 			"--metrics-bind-address="+metricsAddr, "--metrics-secure=false")
 		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-ok"}})).To(Succeed())
@@ -183,6 +196,92 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		op.stop()
 	})
 
+	It("reads extender Secrets in its own namespace only, and extender TLS still follows rotation", func(ctx SpecContext) {
+		sa := serviceAccount("profile-scheduler")
+		asSA := rest.CopyConfig(cfg)
+		asSA.Impersonate = rest.ImpersonationConfig{UserName: sa.User, Groups: sa.Groups}
+		saClient, err := client.New(asSA, client.Options{Scheme: k8s.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+
+		By("under the chart's RBAC the ServiceAccount cannot read a Secret of another namespace, nor list Secrets cluster-wide")
+		tenantCA, _ := newServingCert()
+		tenant := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-tls"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: tenantCA}}
+		Expect(k8s.Create(ctx, tenant)).To(Succeed())
+		err = saClient.Get(ctx, client.ObjectKeyFromObject(tenant), &corev1.Secret{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "get Secret %s/%s as the operator: %v", ns, tenant.Name, err)
+		err = saClient.List(ctx, &corev1.SecretList{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "list Secrets cluster-wide as the operator: %v", err)
+		probed := time.Now()
+
+		By("an HTTPS extender whose CA is a Secret of the operator's namespace")
+		ext := newTLSExtender()
+		ca1, cert1 := newServingCert()
+		ext.cert.Store(cert1)
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: chartNamespace, Name: "extender-tls"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca1}}
+		Expect(k8s.Create(ctx, secret)).To(Succeed())
+		ec := &v1alpha1.ExtenderConfig{
+			ObjectMeta: metav1.ObjectMeta{Name: "rbac-tls"},
+			Spec: v1alpha1.ExtenderConfigSpec{
+				URLPrefix: ext.url, FilterVerb: "filter", NodeCacheCapable: true,
+				HTTPTimeout: &metav1.Duration{Duration: 2 * time.Second},
+				TLSConfig:   &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Name: secret.Name}},
+			},
+		}
+		Expect(k8s.Create(ctx, ec)).To(Succeed())
+		foreign := &v1alpha1.ExtenderConfig{
+			ObjectMeta: metav1.ObjectMeta{Name: "rbac-foreign"},
+			Spec: v1alpha1.ExtenderConfigSpec{
+				URLPrefix: ext.url, FilterVerb: "filter",
+				TLSConfig: &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: ns, Name: tenant.Name}},
+			},
+		}
+		Expect(k8s.Create(ctx, foreign)).To(Succeed())
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-tls"},
+			Spec: v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}})).To(Succeed())
+
+		startInstanceAs("rbac-secrets", sa, secretsNamespaceFlag)
+		profileReady(ctx, "rbac-tls")
+		Expect(k8s.Create(ctx, pod("tls-0", "rbac-tls"))).To(Succeed())
+		podBound(ctx, "tls-0")
+		Expect(ext.calls.Load()).To(BeNumerically(">", 0), "the extender filtered the pod over TLS")
+
+		By("an ExtenderConfig naming a Secret of another namespace is refused, naming the field")
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(foreign), foreign)).To(Succeed())
+			c := meta.FindStatusCondition(foreign.Status.Conditions, v1alpha1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(v1alpha1.ReasonSecretNamespaceNotAllowed))
+			return c.Message
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
+			ContainSubstring(`spec.tlsConfig.secretRef.namespace "` + ns + `"`))
+
+		By("the extender moves to a certificate of a new CA: pods wait until the Secret has it")
+		ca2, cert2 := newServingCert()
+		ext.cert.Store(cert2)
+		Expect(k8s.Create(ctx, pod("tls-1", "rbac-tls"))).To(Succeed())
+		Consistently(func(g Gomega) string {
+			var p corev1.Pod
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "tls-1"}, &p)).To(Succeed())
+			return p.Spec.NodeName
+		}).WithTimeout(2 * time.Second).WithPolling(250 * time.Millisecond).Should(BeEmpty())
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
+		secret.Data[v1alpha1.SecretKeyCA] = ca2
+		Expect(k8s.Update(ctx, secret)).To(Succeed())
+		podBound(ctx, "tls-1")
+
+		By("the audit log: the operator asked for Secrets of its namespace only, and was never refused one")
+		own := 0
+		for _, ev := range auditEvents() {
+			if ev.Resource != "secrets" || ev.User != sa.User || ev.At.Before(probed) {
+				continue
+			}
+			Expect(ev.Namespace).To(Equal(chartNamespace), "%s secrets %s/%s", ev.Verb, ev.Namespace, ev.Name)
+			Expect(ev.Code).To(BeNumerically("<", 400), "%s secrets %s/%s", ev.Verb, ev.Namespace, ev.Name)
+			own++
+		}
+		Expect(own).To(BeNumerically(">", 0), "the operator lists and watches the Secrets of its namespace")
+	})
+
 	It("breaks when one needed rule is dropped: without pods/binding no pod is bound", func(ctx SpecContext) {
 		var role *unstructured.Unstructured
 		for _, o := range rbacObjs {
@@ -206,9 +305,19 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 				"kind": "ServiceAccount", "name": sa.GetName(), "namespace": chartNamespace,
 			}},
 		}}
-		applyObjects(ctx, []*unstructured.Unstructured{sa, broken, binding})
+		// The chart's namespaced Secrets Role, unchanged.
+		secrets := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1",
+			"kind":       "RoleBinding",
+			"metadata":   map[string]any{"name": "profile-scheduler-no-binding", "namespace": chartNamespace},
+			"roleRef":    map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "profile-scheduler"},
+			"subjects": []any{map[string]any{
+				"kind": "ServiceAccount", "name": sa.GetName(), "namespace": chartNamespace,
+			}},
+		}}
+		applyObjects(ctx, []*unstructured.Unstructured{sa, broken, binding, secrets})
 
-		startInstanceAs("rbac-broken", serviceAccount("profile-scheduler-no-binding"))
+		startInstanceAs("rbac-broken", serviceAccount("profile-scheduler-no-binding"), secretsNamespaceFlag)
 		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-broken"}})).To(Succeed())
 		// Everything else still works: the profile goes live.
 		profileReady(ctx, "rbac-broken")

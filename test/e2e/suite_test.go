@@ -39,7 +39,7 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "operator end to end")
 }
 
-// auditPolicy records who created bindings and who wrote the leader lease.
+// auditPolicy records who created bindings and who asked for Secrets.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
@@ -47,7 +47,7 @@ rules:
   - level: Metadata
     resources:
       - group: ""
-        resources: ["pods/binding"]
+        resources: ["pods/binding", "secrets"]
   - level: None
 `
 
@@ -74,6 +74,7 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	stopRestartedAPIServers()
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
 	}
@@ -242,12 +243,26 @@ type binding struct {
 	At   time.Time
 }
 
-// bindings reads every pods/binding create from the audit log.
-func bindings(ctx context.Context) []binding {
+// auditEvent is one request of the audit log, with the user it was
+// authorized as (the impersonated one, when impersonated).
+type auditEvent struct {
+	User        string
+	Verb        string
+	Namespace   string
+	Name        string
+	Resource    string
+	Subresource string
+	Code        int
+	At          time.Time
+}
+
+// auditEvents reads every completed request, and every started watch, of
+// the audit log.
+func auditEvents() []auditEvent {
 	f, err := os.Open(auditPath)
 	Expect(err).NotTo(HaveOccurred())
 	defer f.Close()
-	var out []binding
+	var out []auditEvent
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -269,20 +284,33 @@ func bindings(ctx context.Context) []binding {
 			StageTimestamp time.Time `json:"stageTimestamp"`
 		}
 		Expect(json.Unmarshal(sc.Bytes(), &ev)).To(Succeed())
-		if ev.Stage != "ResponseComplete" || ev.Verb != "create" || ev.ObjectRef.Subresource != "binding" {
+		// A watch is logged when it starts; it completes only when it ends.
+		if ev.Stage != "ResponseComplete" && (ev.Stage != "ResponseStarted" || ev.Verb != "watch") {
 			continue
 		}
 		user := ev.User.Username
 		if ev.ImpersonatedUser != nil {
 			user = ev.ImpersonatedUser.Username
 		}
-		out = append(out, binding{
-			User: user,
-			Pod:  ev.ObjectRef.Namespace + "/" + ev.ObjectRef.Name,
-			Code: ev.ResponseStatus.Code,
-			At:   ev.StageTimestamp,
+		out = append(out, auditEvent{
+			User: user, Verb: ev.Verb,
+			Namespace: ev.ObjectRef.Namespace, Name: ev.ObjectRef.Name,
+			Resource: ev.ObjectRef.Resource, Subresource: ev.ObjectRef.Subresource,
+			Code: ev.ResponseStatus.Code, At: ev.StageTimestamp,
 		})
 	}
 	Expect(sc.Err()).NotTo(HaveOccurred())
+	return out
+}
+
+// bindings reads every pods/binding create from the audit log.
+func bindings(context.Context) []binding {
+	var out []binding
+	for _, ev := range auditEvents() {
+		if ev.Verb != "create" || ev.Subresource != "binding" {
+			continue
+		}
+		out = append(out, binding{User: ev.User, Pod: ev.Namespace + "/" + ev.Name, Code: ev.Code, At: ev.At})
+	}
 	return out
 }

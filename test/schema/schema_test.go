@@ -168,10 +168,16 @@ var _ = Describe("ExtenderConfig schema", func() {
   urlPrefix: http://127.0.0.1:8888
   tlsConfig:
     insecure: true`, "spec", "tlsConfig needs an https urlPrefix or enableHTTPS"),
-		Entry("secretRef without namespace", `
+		Entry("secretRef with an empty namespace (leave it out for the operator's)", `
   urlPrefix: https://127.0.0.1:8888
   tlsConfig:
     secretRef:
-      name: ca`, "spec.tlsConfig.secretRef.namespace", "Required value"),
+      name: ca
+      namespace: ""`, "spec.tlsConfig.secretRef.namespace", "should be at least 1 chars long"),
+		Entry("secretRef without name", `
+  urlPrefix: https://127.0.0.1:8888
+  tlsConfig:
+    secretRef:
+      namespace: ops`, "spec.tlsConfig.secretRef.name", "Required value"),
 	)
 })

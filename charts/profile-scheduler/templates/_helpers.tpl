@@ -93,3 +93,10 @@ Secret the webhook serving certificate is mounted from (not selfSigned).
 {{- required "webhook.certSecret is required when webhook.selfSigned is false" .Values.webhook.certSecret }}
 {{- end }}
 {{- end }}
+
+{{/*
+The only namespace whose Secrets the operator reads (extender TLS material).
+*/}}
+{{- define "profile-scheduler.extenderSecretsNamespace" -}}
+{{- .Values.extenderSecrets.namespace | default .Release.Namespace }}
+{{- end }}
