@@ -22,6 +22,9 @@ type Report struct {
 	Finished time.Time `json:"finished"`
 	Machine  Machine   `json:"machine"`
 	Scale    string    `json:"scale"`
+	// MinStepSeconds is how long a measured step should last; shorter
+	// ones are noted under the table (0: no check).
+	MinStepSeconds float64 `json:"minStepSeconds,omitempty"`
 	// Modes are the runs each case had per scheduler and repeat.
 	Modes []harness.Mode `json:"modes"`
 	// Repeat is how many runs each case had per scheduler and mode.
@@ -169,6 +172,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var notes []string
 		for _, c := range cases {
+			if n := r.shortSteps(c); n != "" {
+				notes = append(notes, n)
+			}
 			up, ours := r.pick(c, harness.Upstream), r.pick(c, harness.Ours)
 			pods, arrival := 0, []string{}
 			for _, p := range []runs{up, ours} {
@@ -349,6 +355,31 @@ func (r *Report) withRange(v float64, c string, m harness.Mode, f func(*harness.
 		return out
 	}
 	return fmt.Sprintf("%s (runs %.2f–%.2f)", out, lo, hi)
+}
+
+// shortSteps notes the runs of case c whose measured step (resume or first
+// create to last bind) lasted less than MinStepSeconds: too few 1 s windows
+// for their percentiles to mean much.
+func (r *Report) shortSteps(c string) string {
+	if r.MinStepSeconds <= 0 {
+		return ""
+	}
+	n, total, shortest := 0, 0, math.Inf(1)
+	for _, run := range r.Runs {
+		if run.Case != c || run.Bound == 0 {
+			continue
+		}
+		total++
+		if run.MeasureSeconds < r.MinStepSeconds {
+			n++
+			shortest = min(shortest, run.MeasureSeconds)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d of %d measured steps lasted under %.0f s (shortest %.1f s): add pods (-set %s.measuredPods=N) for steadier figures",
+		c, n, total, r.MinStepSeconds, shortest, c)
 }
 
 func runNote(r *harness.Run, repeated bool) string {

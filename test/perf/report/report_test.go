@@ -154,3 +154,30 @@ func TestTargetsShowTheRangeOverRuns(t *testing.T) {
 		t.Errorf("missing %q in:\n%s", want, b.String())
 	}
 }
+
+// Measured steps shorter than MinStepSeconds are noted under the table, with
+// how many and the shortest; none is noted when all are long enough.
+func TestShortStepsNoted(t *testing.T) {
+	r := sampleReport()
+	for i, run := range r.Runs {
+		run.MeasureSeconds = []float64{3.2, 12, 15, 11}[i]
+	}
+	md := func() string {
+		var buf bytes.Buffer
+		if err := r.WriteMarkdown(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if out := md(); strings.Contains(out, "lasted under") {
+		t.Errorf("no minimum set, yet a note:\n%s", out)
+	}
+	r.MinStepSeconds = 10
+	if out, want := md(), "- basic: 1 of 4 measured steps lasted under 10 s (shortest 3.2 s)"; !strings.Contains(out, want) {
+		t.Errorf("report lacks %q:\n%s", want, out)
+	}
+	r.Runs[0].MeasureSeconds = 10
+	if out := md(); strings.Contains(out, "lasted under") {
+		t.Errorf("every step lasted 10 s or more, yet a note:\n%s", out)
+	}
+}

@@ -28,6 +28,13 @@ var Embedded embed.FS
 // ScaleDefault names the parameter values written under params.
 const ScaleDefault = "default"
 
+// ScaleSmall and ScaleLarge name the quick set and the set at upstream
+// scheduler_perf's sizes (5000 nodes).
+const (
+	ScaleSmall = "small"
+	ScaleLarge = "scale"
+)
+
 // Count is a number given either literally or as "$name" of a parameter.
 type Count struct {
 	literal int
@@ -263,6 +270,16 @@ var funcs = template.FuncMap{
 		}
 		return a % b
 	},
+}
+
+// HasScale reports whether the case can run at scale: the default set
+// always, another only when the case lists it under scales.
+func (c *Case) HasScale(scale string) bool {
+	if scale == "" || scale == ScaleDefault {
+		return true
+	}
+	_, ok := c.Scales[scale]
+	return ok
 }
 
 // Values returns the parameters for a scale ("default" or a key of Scales)
