@@ -32,7 +32,7 @@ type options struct {
 	qps                                         float64
 	burst, parallelism, workers                 int
 	stall, minStep                              time.Duration
-	profile                                     bool
+	profile, swapLeaderElection                 bool
 	repeat                                      int
 	modes                                       string
 	set                                         multiFlag
@@ -75,6 +75,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
 	flag.DurationVar(&o.minStep, "min-step", 10*time.Second, "the report notes measured steps shorter than this (too short for steady 1 s windows)")
+	flag.BoolVar(&o.swapLeaderElection, "swap-leader-election", true, "swap: also restart upstream with leader election on (a lease hand-over to a standby), beside the bare restart")
 	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once)")
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
@@ -209,6 +210,13 @@ func run(ctx context.Context, o options) error {
 		if c.Swap != nil {
 			run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 			rep.Swaps = append(rep.Swaps, run)
+			if s == harness.Upstream && o.swapLeaderElection && err == nil && ctx.Err() == nil {
+				up.SetRun(tag + "-leader-election")
+				up.LeaderElect = true
+				run, err = runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
+				up.LeaderElect = false
+				rep.Swaps = append(rep.Swaps, run)
+			}
 			return nil, err
 		}
 		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode, repeat)
