@@ -130,6 +130,7 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 	gaps.X.Label.Text = "profile change"
 	gaps.Y.Label.Text = "ms without a bind"
 	gaps.Y.Min = 0
+	gaps.X.Padding, gaps.Y.Padding = 0, 0
 	gaps.Add(plotter.NewGrid())
 
 	rate := plot.New()
@@ -138,12 +139,14 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 	rate.Y.Label.Text = fmt.Sprintf("binds per %.0f ms", binSeconds*1000)
 	rate.X.Min, rate.X.Max = -beforeSeconds, afterSeconds
 	rate.Y.Min = 0
+	rate.X.Padding, rate.Y.Padding = 0, 0
 	rate.Add(plotter.NewGrid())
 
 	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = vg.Points(10)
 	legend.ThumbnailWidth = vg.Points(24)
+	legend.Padding = vg.Points(5)
 
 	barWidth := vg.Points(max(4, 48/float64(max(len(ss), 1))))
 	if n > 12 {

@@ -181,3 +181,48 @@ func TestShortStepsNoted(t *testing.T) {
 		t.Errorf("every step lasted 10 s or more, yet a note:\n%s", out)
 	}
 }
+
+// The chart shows every scheduler over the same number of changes, and
+// binds per bin around each change averaged over those changes.
+func TestSwapChartWindows(t *testing.T) {
+	// Binds at 0.05 s steps from 0 to 10 s, none in [3, 3.5) and [6, 7).
+	run := &harness.SwapRun{Scheduler: harness.Upstream, SwapAtSeconds: []float64{3, 6, 9}}
+	n := 0
+	for i := range 200 {
+		x := float64(i)*0.05 + 0.01
+		if (x >= 3 && x < 3.5) || (x >= 6 && x < 7) {
+			continue
+		}
+		n++
+		run.Series = append(run.Series, harness.Point{T: x, N: n})
+	}
+	ours := &harness.SwapRun{Scheduler: harness.Ours, SwapAtSeconds: []float64{1, 2, 3, 4, 5}, Series: run.Series}
+	le := &harness.SwapRun{Scheduler: harness.Upstream, LeaderElection: true, SwapAtSeconds: []float64{3, 6, 9, 12}, Series: run.Series}
+	empty := &harness.SwapRun{Scheduler: harness.Ours, LeaderElection: false}
+	ss := swapSeries([]*harness.SwapRun{empty, ours, le, run})
+	if len(ss) != 3 || ss[0].run != run || ss[1].run != le || ss[2].run != ours {
+		t.Fatalf("series = %+v, want restart, lease hand-over, update", ss)
+	}
+	if got := sharedChanges(ss); got != 3 {
+		t.Errorf("sharedChanges = %d, want 3 (the fewest any run made)", got)
+	}
+	starts, mean := bindsAround(run, 2, 1, 1, 0.5)
+	if len(starts) != 4 || starts[0] != -1 || starts[3] != 0.5 {
+		t.Fatalf("bins start at %v, want -1, -0.5, 0, 0.5", starts)
+	}
+	// Change at 3: 10, 10, 0, 10 binds; change at 6: 10, 10, 0, 0.
+	want := []float64{10, 10, 0, 5}
+	for i := range want {
+		if mean[i] != want[i] {
+			t.Errorf("mean binds per bin = %v, want %v", mean, want)
+			break
+		}
+	}
+	path := filepath.Join(t.TempDir(), "swap.png")
+	if err := SwapChart([]*harness.SwapRun{run, le, ours}, path); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("swap.png is not a PNG (%v)", err)
+	}
+}

@@ -302,7 +302,8 @@ func writeReport(rep *report.Report, dir string) error {
 		return err
 	}
 	if len(rep.Swaps) > 0 {
-		return report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg"))
+		return errors.Join(report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg")),
+			report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.png")))
 	}
 	return nil
 }
