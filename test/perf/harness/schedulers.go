@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -187,9 +188,32 @@ func (k *KubeScheduler) Restart(ctx context.Context, prof schedv1.KubeSchedulerP
 		return at, k.Start(ctx, prof)
 	}
 	err := k.Start(ctx, prof)
+	if err == nil {
+		// kube-scheduler serves /healthz before its caches sync; it tries
+		// for the lease only after they have: then it is a standby.
+		err = k.proc.waitReady(ctx, time.Minute, logContains(k.proc.log.Name(), standbyLine))
+	}
 	at := time.Now()
 	k.finished = add(k.finished, old.Stop(30*time.Second))
 	return at, err
+}
+
+// standbyLine is what kube-scheduler logs when, its caches synced, it
+// starts trying for the lease.
+const standbyLine = "Attempting to acquire leader lease"
+
+// logContains is a readiness probe that passes once the file holds line.
+func logContains(path, line string) func(context.Context) error {
+	return func(context.Context) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(b, []byte(line)) {
+			return fmt.Errorf("%s does not say %q yet", path, line)
+		}
+		return nil
+	}
 }
 
 // PID implements Scheduler.

@@ -76,31 +76,52 @@ func sharedChanges(ss []series) int {
 }
 
 // bindsAround returns the mean number of binds per bin of width seconds
-// from before seconds ahead of each of the run's first n changes to after
-// seconds past it, and the start of each bin relative to the change.
+// around each of the run's first n changes, from before seconds ahead of
+// it to after seconds past it, and the start of each bin relative to the
+// change. A change counts towards a bin only when the bin lies after the
+// previous change and before the next one (or the end of the storm), so
+// what one change did is not read as another's; bins no change covers are
+// left out (starts and mean end at the last covered bin, begin at the
+// first).
 func bindsAround(run *harness.SwapRun, n int, before, after, width float64) (starts, mean []float64) {
 	bins := int((before+after)/width + 0.5)
-	mean = make([]float64, bins)
-	starts = make([]float64, bins)
-	for b := range starts {
-		starts[b] = -before + float64(b)*width
-	}
-	if n == 0 {
-		return starts, mean
-	}
-	for _, at := range run.SwapAtSeconds[:n] {
+	sum, cover := make([]float64, bins), make([]int, bins)
+	const eps = 1e-9
+	for i, at := range run.SwapAtSeconds[:n] {
+		lo, hi := at-before, at+after
+		if i > 0 {
+			lo = max(lo, run.SwapAtSeconds[i-1])
+		}
+		if i+1 < len(run.SwapAtSeconds) {
+			hi = min(hi, run.SwapAtSeconds[i+1])
+		} else if run.StormSeconds > 0 && len(run.SwapAtSeconds) > 0 {
+			hi = min(hi, run.SwapAtSeconds[0]+run.StormSeconds)
+		}
+		for b := range bins {
+			from := at - before + float64(b)*width
+			if from >= lo-eps && from+width <= hi+eps {
+				cover[b]++
+			}
+		}
 		for _, pt := range run.Series {
-			d := pt.T - at + before
-			if d < 0 || d >= before+after {
+			if pt.T < lo || pt.T >= hi {
 				continue
 			}
-			if b := int(d / width); b < bins {
-				mean[b]++
+			d := pt.T - at + before
+			if b := int(d / width); d >= 0 && b < bins && cover[b] > 0 {
+				from := at - before + float64(b)*width
+				if from >= lo-eps && from+width <= hi+eps {
+					sum[b]++
+				}
 			}
 		}
 	}
-	for b := range mean {
-		mean[b] /= float64(n)
+	for b := range bins {
+		if cover[b] == 0 {
+			continue
+		}
+		starts = append(starts, -before+float64(b)*width)
+		mean = append(mean, sum[b]/float64(cover[b]))
 	}
 	return starts, mean
 }
@@ -134,7 +155,7 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 	gaps.Add(plotter.NewGrid())
 
 	rate := plot.New()
-	rate.Title.Text = fmt.Sprintf("Pods bound per %.0f ms around a profile change (mean over the same %d changes)", binSeconds*1000, n)
+	rate.Title.Text = fmt.Sprintf("Pods bound per %.0f ms around a profile change, up to the next (mean over the same %d changes)", binSeconds*1000, n)
 	rate.X.Label.Text = "seconds from the change (upstream: old process told to stop; ours: SchedulerProfile written)"
 	rate.Y.Label.Text = fmt.Sprintf("binds per %.0f ms", binSeconds*1000)
 	rate.X.Min, rate.X.Max = -beforeSeconds, afterSeconds
@@ -163,13 +184,20 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 		bars.Offset = barWidth * vg.Length(float64(i)-float64(len(ss)-1)/2)
 		gaps.Add(bars)
 
+		g := stats.Summarize([]float64(changeGapsOf(s.run, n)))
+		legend.Add(s.title, bars)
+		legend.Add(fmt.Sprintf("   gap p50 %.0f ms, max %.0f ms", g.P50, g.Max))
+
 		starts, mean := bindsAround(s.run, n, beforeSeconds, afterSeconds, binSeconds)
 		xy := make(plotter.XYs, 0, len(starts)+1)
 		for b := range starts {
 			xy = append(xy, plotter.XY{X: starts[b], Y: mean[b]})
 			ymax = max(ymax, mean[b])
 		}
-		xy = append(xy, plotter.XY{X: afterSeconds, Y: mean[len(mean)-1]})
+		if len(starts) == 0 {
+			continue
+		}
+		xy = append(xy, plotter.XY{X: starts[len(starts)-1] + binSeconds, Y: mean[len(mean)-1]})
 		line, err := plotter.NewLine(xy)
 		if err != nil {
 			return err
@@ -178,10 +206,6 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 		line.Color = s.color
 		line.Width = vg.Points(2)
 		rate.Add(line)
-
-		g := stats.Summarize([]float64(changeGapsOf(s.run, n)))
-		legend.Add(s.title, bars)
-		legend.Add(fmt.Sprintf("   gap p50 %.0f ms, max %.0f ms", g.P50, g.Max))
 	}
 	ticks := make([]string, n)
 	for i := range ticks {
@@ -191,6 +215,7 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 		}
 	}
 	gaps.NominalX(ticks...)
+	gaps.X.Min, gaps.X.Max = -0.5, float64(n)-0.5
 	rate.Y.Max = max(ymax*1.15, 1)
 	mark, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: rate.Y.Max}})
 	if err != nil {

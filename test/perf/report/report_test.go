@@ -218,6 +218,18 @@ func TestSwapChartWindows(t *testing.T) {
 			break
 		}
 	}
+	// A window stops at the next change: the bin past it is left out.
+	short := &harness.SwapRun{SwapAtSeconds: []float64{3, 3.6}, StormSeconds: 1, Series: run.Series}
+	starts, mean = bindsAround(short, 1, 1, 1, 0.5)
+	if len(starts) != 3 || starts[2] != 0 || mean[0] != 10 || mean[2] != 0 {
+		t.Errorf("window cut at the next change: starts %v, mean %v, want [-1 -0.5 0], [10 10 0]", starts, mean)
+	}
+	// And the last change's window stops at the end of the storm.
+	short.SwapAtSeconds = []float64{3}
+	short.StormSeconds = 0.5
+	if starts, _ = bindsAround(short, 1, 1, 1, 0.5); len(starts) != 3 {
+		t.Errorf("window cut at the storm's end: starts %v, want [-1 -0.5 0]", starts)
+	}
 	path := filepath.Join(t.TempDir(), "swap.png")
 	if err := SwapChart([]*harness.SwapRun{run, le, ours}, path); err != nil {
 		t.Fatal(err)
