@@ -4,7 +4,7 @@
 #
 #   make bench                          every case, default sizes, three runs each
 #   make bench-small                    quick run: small sizes, one run per case
-#   make bench BENCH_SCALE=scale        scheduler_perf's 5000-node sizes (about 2.5 h, an estimate)
+#   make bench BENCH_SCALE=scale        scheduler_perf's 5000-node sizes (about 3 h, an estimate)
 #   make bench BENCH_CASES=basic,swap   some cases only
 #   make bench BENCH_SCHEDULERS=upstream
 #   make bench BENCH_SET="basic.nodes=1000 swap.updates=100"

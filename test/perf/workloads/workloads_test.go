@@ -25,7 +25,7 @@ func TestLoadEmbedded(t *testing.T) {
 		}
 	}
 	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
-		"preemption", "unschedulable-churn", "placement", "swap"}
+		"preemption", "unschedulable-churn", "mixed-churn", "placement", "swap"}
 	if len(names) != len(want) {
 		t.Fatalf("cases = %v, want %v", names, want)
 	}
@@ -166,6 +166,7 @@ func TestScaleSet(t *testing.T) {
 		"pod-anti-affinity":   {"nodes": 5000, "initPods": 1000, "measuredPods": 2000},
 		"topology-spreading":  {"nodes": 5000, "initPods": 5000, "measuredPods": 5000},
 		"unschedulable-churn": {"nodes": 5000, "parkedPods": 200, "measuredPods": 10000},
+		"mixed-churn":         {"nodes": 5000, "measuredPods": 10000, "churnIntervalMillis": 1000},
 	}
 	for _, c := range cases {
 		w, sized := want[c.Name]
@@ -274,6 +275,61 @@ func TestScaleSetNamesParameters(t *testing.T) {
 			if err != nil || v["nodes"] != 5000 || v["rate"] != 5 {
 				t.Errorf("%q: Values = %v, %v", tc.scales, v, err)
 			}
+		}
+	}
+}
+
+// A churn step's pod and service templates are rendered when the case
+// loads: a missing one or one of the wrong kind is an error naming it.
+func TestChurnTemplates(t *testing.T) {
+	base := "name: x\nparams: {rate: 5}\nprofile: {}\ntimeoutSeconds: 10\nsteps:\n" +
+		"- createNodes: {count: 1, prefix: node, template: node-default.yaml}\n" +
+		"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $rate}\n"
+	for _, tc := range []struct{ churn, wantErr string }{
+		{"{prefix: c, template: node-churn.yaml, podTemplate: pod-churn-high-priority-large-cpu.yaml, serviceTemplate: service-churn.yaml, intervalMillis: 1000}", ""},
+		{"{prefix: c, template: node-churn.yaml, intervalMillis: 1000}", ""},
+		{"{prefix: c, template: node-churn.yaml, podTemplate: pod-nope.yaml, intervalMillis: 1000}", "churn podTemplate: template pod-nope.yaml not found"},
+		{"{prefix: c, template: node-churn.yaml, serviceTemplate: pod-default.yaml, intervalMillis: 1000}", "churn serviceTemplate"},
+	} {
+		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + "- churn: " + tc.churn + "\n")}}
+		files, err := fs.Glob(Embedded, "templates/*.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := fs.ReadFile(Embedded, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys[f] = &fstest.MapFile{Data: b}
+		}
+		_, err = Load(fsys)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.churn, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one saying %q", tc.churn, err, tc.wantErr)
+		}
+	}
+	cases, err := Load(Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Name != "mixed-churn" {
+			continue
+		}
+		d := TemplateData{Index: 3, Name: Name("churn", 3), Namespace: "ns", SchedulerName: "s", Params: c.Params}
+		svc, err := c.Service("service-churn.yaml", d)
+		if err != nil || svc.Name != "churn-3" || len(svc.Spec.Ports) != 1 {
+			t.Errorf("churn service = %+v, %v", svc, err)
+		}
+		pod, err := c.Pod("pod-churn-high-priority-large-cpu.yaml", d)
+		if err != nil || pod.Spec.PriorityClassName != "bench-churn-high" || pod.Spec.Containers[0].Resources.Requests.Cpu().Value() != 9 {
+			t.Errorf("churn pod = %+v, %v", pod, err)
+		}
+		if len(c.PriorityClasses) != 1 || c.PriorityClasses[0].Name != "bench-churn-high" {
+			t.Errorf("mixed-churn priority classes = %v", c.PriorityClasses)
 		}
 	}
 }

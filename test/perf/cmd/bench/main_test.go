@@ -26,7 +26,7 @@ func TestSelectCasesByScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading", "unschedulable-churn"}
+	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading", "unschedulable-churn", "mixed-churn"}
 	if !slices.Equal(names(got), want) {
 		t.Errorf("scale cases = %v, want %v", names(got), want)
 	}
