@@ -386,6 +386,9 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 		if u := r.swap(harness.Upstream); u != nil {
 			checks = append(checks, check{"swap: upstream restart gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
 		}
+		if u := r.swapLeaderElection(); u != nil {
+			checks = append(checks, check{"swap: upstream lease hand-over gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
+		}
 	}
 	if len(checks) == 0 {
 		return

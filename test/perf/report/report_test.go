@@ -230,6 +230,26 @@ func TestSwapChartWindows(t *testing.T) {
 	if starts, _ = bindsAround(short, 1, 1, 1, 0.5); len(starts) != 3 {
 		t.Errorf("window cut at the storm's end: starts %v, want [-1 -0.5 0]", starts)
 	}
+	// The report puts the lease hand-over beside the bare restart.
+	rep := &Report{Swaps: []*harness.SwapRun{
+		{Scheduler: harness.Upstream, Swaps: 3, LongestGapMillis: 600, Changes: []harness.Change{{GapMillis: 500}, {GapMillis: 600}}},
+		{Scheduler: harness.Upstream, LeaderElection: true, Swaps: 3, LongestGapMillis: 3500, Changes: []harness.Change{{GapMillis: 3000}, {GapMillis: 3500}}},
+		{Scheduler: harness.Ours, Swaps: 9, LongestGapMillis: 60, Changes: []harness.Change{{GapMillis: 40}, {GapMillis: 60}}},
+	}}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| measure | upstream (restart) | upstream (restart, lease hand-over) | ours (update) | ours/upstream |",
+		"| longest gap with no bind, ms | 600 | 3500 | 60 | 0.10 |",
+		"| gap after a change p50 / max, ms | 500 / 600 | 3000 / 3500 | 40 / 60 | 0.10 |",
+		"| swap: upstream lease hand-over gap (for comparison) | reported | 3500 ms | yes |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, md.String())
+		}
+	}
 	path := filepath.Join(t.TempDir(), "swap.png")
 	if err := SwapChart([]*harness.SwapRun{run, le, ours}, path); err != nil {
 		t.Fatal(err)
