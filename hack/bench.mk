@@ -4,6 +4,7 @@
 #
 #   make bench                          every case, default sizes, three runs each
 #   make bench-small                    quick run: small sizes, one run per case
+#   make bench BENCH_SCALE=scale        scheduler_perf's 5000-node sizes (about 3 h, an estimate)
 #   make bench BENCH_CASES=basic,swap   some cases only
 #   make bench BENCH_SCHEDULERS=upstream
 #   make bench BENCH_SET="basic.nodes=1000 swap.updates=100"
@@ -31,7 +32,7 @@ KUBE_SCHEDULER   ?= $(LOCALBIN)/kube-scheduler
 KUBE_SCHEDULER_STAMP := $(LOCALBIN)/.kube-scheduler-$(K8S_VERSION)
 
 .PHONY: bench
-bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDULERS)),build) ## Benchmark profile-scheduler against kube-scheduler (BENCH_SCALE=small: quick).
+bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDULERS)),build) ## Benchmark profile-scheduler against kube-scheduler (BENCH_SCALE=small: quick; scale: 5000 nodes).
 	$(GO) build -o $(BENCH_BIN) ./test/perf/cmd/bench
 	KUBEBUILDER_ASSETS=$(K8SBIN) BENCH_SCALE="$(BENCH_SCALE)" BENCH_CASES="$(BENCH_CASES)" \
 	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_MODES="$(BENCH_MODES)" \

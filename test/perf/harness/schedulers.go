@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -87,6 +88,11 @@ type KubeScheduler struct {
 	Settings   Settings
 	// ExtraArgs are appended to kube-scheduler's command line.
 	ExtraArgs []string
+	// LeaderElect runs kube-scheduler with leader election on a Lease
+	// (upstream's default durations: 15 s lease, 2 s retry), and makes
+	// Restart a hand-over: the new process starts and waits as a standby,
+	// then the old one stops and releases the lease.
+	LeaderElect bool
 
 	run      string
 	seq      int
@@ -108,7 +114,7 @@ func (k *KubeScheduler) Config(prof schedv1.KubeSchedulerProfile) ([]byte, error
 		"apiVersion":     "kubescheduler.config.k8s.io/v1",
 		"kind":           "KubeSchedulerConfiguration",
 		"parallelism":    k.Settings.Parallelism,
-		"leaderElection": map[string]any{"leaderElect": false},
+		"leaderElection": k.leaderElection(),
 		"clientConnection": map[string]any{
 			"kubeconfig": k.Kubeconfig,
 			"qps":        k.Settings.QPS,
@@ -117,6 +123,20 @@ func (k *KubeScheduler) Config(prof schedv1.KubeSchedulerProfile) ([]byte, error
 		"profiles": []any{prof},
 	}
 	return yaml.Marshal(cfg)
+}
+
+// leaderElection is the configuration's leaderElection section. The lease
+// is named after the run, so no run waits for another's.
+func (k *KubeScheduler) leaderElection() map[string]any {
+	if !k.LeaderElect {
+		return map[string]any{"leaderElect": false}
+	}
+	return map[string]any{
+		"leaderElect":       true,
+		"resourceLock":      "leases",
+		"resourceNamespace": "kube-system",
+		"resourceName":      "bench-" + k.run,
+	}
 }
 
 // Start implements Scheduler: it writes the configuration file and starts
@@ -151,14 +171,49 @@ func (k *KubeScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerPro
 	return p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
 }
 
-// Restart stops the running process and starts a new one with prof: the
-// only way upstream changes a profile.
-func (k *KubeScheduler) Restart(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
-	if k.proc != nil {
-		k.finished = add(k.finished, k.proc.Stop(30*time.Second))
-		k.proc = nil
+// Restart replaces the running process by one with prof, the only way
+// upstream changes a profile, and returns when the old process was told to
+// stop (the change). Without leader election the old process stops, then
+// the new one starts. With it, the new one starts first and waits as a
+// standby with its caches synced, then the old one stops and releases the
+// lease, which the standby takes at its next retry: a rolling update.
+func (k *KubeScheduler) Restart(ctx context.Context, prof schedv1.KubeSchedulerProfile) (time.Time, error) {
+	old := k.proc
+	k.proc = nil
+	if !k.LeaderElect || old == nil {
+		at := time.Now()
+		if old != nil {
+			k.finished = add(k.finished, old.Stop(30*time.Second))
+		}
+		return at, k.Start(ctx, prof)
 	}
-	return k.Start(ctx, prof)
+	err := k.Start(ctx, prof)
+	if err == nil {
+		// kube-scheduler serves /healthz before its caches sync; it tries
+		// for the lease only after they have: then it is a standby.
+		err = k.proc.waitReady(ctx, time.Minute, logContains(k.proc.log.Name(), standbyLine))
+	}
+	at := time.Now()
+	k.finished = add(k.finished, old.Stop(30*time.Second))
+	return at, err
+}
+
+// standbyLine is what kube-scheduler logs when, its caches synced, it
+// starts trying for the lease.
+const standbyLine = "Attempting to acquire leader lease"
+
+// logContains is a readiness probe that passes once the file holds line.
+func logContains(path, line string) func(context.Context) error {
+	return func(context.Context) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(b, []byte(line)) {
+			return fmt.Errorf("%s does not say %q yet", path, line)
+		}
+		return nil
+	}
 }
 
 // PID implements Scheduler.

@@ -16,8 +16,11 @@ import (
 // SwapRun is the profile-swap benchmark on one scheduler.
 type SwapRun struct {
 	Scheduler string `json:"scheduler"`
-	Namespace string `json:"namespace"`
-	Nodes     int    `json:"nodes"`
+	// LeaderElection: upstream ran with leader election, each restart a
+	// lease hand-over to a standby started beforehand.
+	LeaderElection bool   `json:"leaderElection,omitempty"`
+	Namespace      string `json:"namespace"`
+	Nodes          int    `json:"nodes"`
 	// Rate is pods created per second during the storm.
 	Rate float64 `json:"rate"`
 	// Swaps is how many profile changes were made: SchedulerProfile
@@ -62,11 +65,14 @@ type SwapRun struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// Change is one profile change of the storm.
+// Change is one profile change of the storm. GapMillis is the longest
+// time without a bind from the last bind before the change to the next
+// change (or the end of the storm).
 type Change struct {
 	AtSeconds    float64 `json:"atSeconds"`
 	ReadyMillis  float64 `json:"readyMillis"`
 	PlacedMillis float64 `json:"placedMillis"`
+	GapMillis    float64 `json:"gapMillis"`
 }
 
 // Point is one sample of a time series.
@@ -115,9 +121,10 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 		}
 	case *KubeScheduler:
 		changes = num(sw.Restarts)
+		run.LeaderElection = s.LeaderElect
 		change = func(ctx context.Context, prof schedv1.KubeSchedulerProfile) (time.Time, time.Time, error) {
-			at := time.Now()
-			return at, time.Time{}, s.Restart(ctx, prof)
+			at, err := s.Restart(ctx, prof)
+			return at, time.Time{}, err
 		}
 	default:
 		return run, fmt.Errorf("scheduler %s cannot swap profiles", sched.Name())
@@ -210,6 +217,7 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 		}
 	}
 	var toReady, toPlaced []time.Duration
+	var changedAt []time.Time
 	stormStart := time.Now()
 	cur := 0
 	for i := range changes {
@@ -220,6 +228,7 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 			return run, fmt.Errorf("change %d: %w", i+1, err)
 		}
 		run.Swaps++
+		changedAt = append(changedAt, applied)
 		run.SwapAtSeconds = append(run.SwapAtSeconds, applied.Sub(loadStart).Seconds())
 		ch := Change{AtSeconds: applied.Sub(loadStart).Seconds(), ReadyMillis: -1, PlacedMillis: -1}
 		if !ready.IsZero() {
@@ -261,6 +270,9 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 	run.Lost = run.Created - st.Bound
 	run.ApplyToReadyMillis = stats.Summarize(stats.Durations(toReady))
 	run.ApplyToPlacedMillis = stats.Summarize(stats.Durations(toPlaced))
+	for i, g := range stats.GapsAfter(changedAt, stormEnd, st.BindTimes) {
+		run.Changes[i].GapMillis = millis(g)
+	}
 	gap, at := stats.LongestGap(stormStart, stormEnd, st.BindTimes)
 	run.LongestGapMillis, run.GapAtSeconds = float64(gap)/float64(time.Millisecond), at.Sub(loadStart).Seconds()
 	for _, t := range st.SeenTimes {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +23,9 @@ type Report struct {
 	Finished time.Time `json:"finished"`
 	Machine  Machine   `json:"machine"`
 	Scale    string    `json:"scale"`
+	// MinStepSeconds is how long a measured step should last; shorter
+	// ones are noted under the table (0: no check).
+	MinStepSeconds float64 `json:"minStepSeconds,omitempty"`
 	// Modes are the runs each case had per scheduler and repeat.
 	Modes []harness.Mode `json:"modes"`
 	// Repeat is how many runs each case had per scheduler and mode.
@@ -129,13 +133,127 @@ func (p runs) peakRSS() float64 {
 
 func cpuPerPod(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }
 
+// swap is scheduler s's swap run without leader election.
 func (r *Report) swap(s string) *harness.SwapRun {
 	for _, run := range r.Swaps {
-		if run.Scheduler == s {
+		if run.Scheduler == s && !run.LeaderElection {
 			return run
 		}
 	}
 	return nil
+}
+
+// swapLeaderElection is upstream's swap run with leader election, if made.
+func (r *Report) swapLeaderElection() *harness.SwapRun {
+	for _, run := range r.Swaps {
+		if run.Scheduler == harness.Upstream && run.LeaderElection {
+			return run
+		}
+	}
+	return nil
+}
+
+// writeSwap writes the swap table: upstream's restart, its lease hand-over
+// when that ran, and our update; ratios ours/upstream's bare restart.
+func (r *Report) writeSwap(b *strings.Builder) {
+	up, ours, le := r.swap(harness.Upstream), r.swap(harness.Ours), r.swapLeaderElection()
+	cols := []*harness.SwapRun{up}
+	head, rule := "| measure | upstream (restart) |", "|---|---:|"
+	if le != nil {
+		cols = append(cols, le)
+		head, rule = head+" upstream (restart, lease hand-over) |", rule+"---:|"
+	}
+	cols = append(cols, ours)
+	b.WriteString("## Profile swap under load\n\n")
+	b.WriteString("Pods arrive at a fixed rate while the profile alternates between MostAllocated and LeastAllocated. " +
+		"Ours: the SchedulerProfile is updated. Upstream: kube-scheduler is stopped and started with the other configuration file, " +
+		"without leader election (a lower bound for a real cluster)")
+	if le != nil {
+		b.WriteString("; and with leader election, as a rolling update does it: the new process starts as a standby, " +
+			"then the old one stops and releases the lease, which the standby takes at its next retry (2 s)")
+	}
+	b.WriteString(". \"Placed\" is the first pod bound on a node only the new profile picks. " +
+		"\"Gap after a change\" is the longest time without a bind from the last bind before a change to the next change. " +
+		"Chart: swap.svg.\n\n")
+	b.WriteString(head + " ours (update) | ours/upstream |\n" + rule + "---:|---:|\n")
+	cells := func(f func(*harness.SwapRun) string) string {
+		var out []string
+		for _, c := range cols {
+			if c == nil {
+				out = append(out, "–")
+			} else {
+				out = append(out, f(c))
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	row := func(name string, f func(*harness.SwapRun) float64, format string) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", name, cells(func(s *harness.SwapRun) string { return fmt.Sprintf(format, f(s)) }), swapRatio(up, ours, f))
+	}
+	rowNoRatio := func(name string, f func(*harness.SwapRun) string) {
+		fmt.Fprintf(b, "| %s | %s | |\n", name, cells(f))
+	}
+	num := func(f func(*harness.SwapRun) float64, format string) func(*harness.SwapRun) string {
+		return func(s *harness.SwapRun) string { return fmt.Sprintf(format, f(s)) }
+	}
+	rowNoRatio("profile changes", num(func(s *harness.SwapRun) float64 { return float64(s.Swaps) }, "%.0f"))
+	rowNoRatio("load, pods/s", num(func(s *harness.SwapRun) float64 { return s.Rate }, "%.0f"))
+	rowNoRatio("storm length, s", num(func(s *harness.SwapRun) float64 { return s.StormSeconds }, "%.1f"))
+	rowNoRatio("pods created / bound", createdBound)
+	rowNoRatio("pods lost", num(func(s *harness.SwapRun) float64 { return float64(s.Lost) }, "%.0f"))
+	rowNoRatio("pods bound twice", num(func(s *harness.SwapRun) float64 { return float64(s.DoubleBound) }, "%.0f"))
+	rowNoRatio("overcommitted nodes", num(func(s *harness.SwapRun) float64 { return float64(len(s.Overcommitted)) }, "%.0f"))
+	if ours != nil {
+		rowNoRatio("apply→Ready p50 / p99, ms", func(s *harness.SwapRun) string {
+			if s != ours {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.0f / %.0f", ours.ApplyToReadyMillis.P50, ours.ApplyToReadyMillis.P99)
+		})
+	}
+	fmt.Fprintf(b, "| change→first placed p50 / p99, ms | %s | %s |\n",
+		cells(func(s *harness.SwapRun) string {
+			return pair(s, func(s *harness.SwapRun) stats.Summary { return s.ApplyToPlacedMillis })
+		}),
+		swapRatio(up, ours, func(s *harness.SwapRun) float64 { return s.ApplyToPlacedMillis.P99 }))
+	rowNoRatio("changes not seen to take effect", num(func(s *harness.SwapRun) float64 { return float64(s.Unobserved) }, "%.0f"))
+	if slices.ContainsFunc(r.Swaps, func(s *harness.SwapRun) bool { return len(changeGaps(s)) > 0 }) {
+		fmt.Fprintf(b, "| gap after a change p50 / max, ms | %s | %s |\n",
+			cells(func(s *harness.SwapRun) string {
+				g := stats.Summarize(changeGaps(s))
+				return fmt.Sprintf("%.0f / %.0f", g.P50, g.Max)
+			}),
+			swapRatio(up, ours, func(s *harness.SwapRun) float64 { return stats.Summarize(changeGaps(s)).Max }))
+	}
+	row("longest gap with no bind, ms", func(s *harness.SwapRun) float64 { return s.LongestGapMillis }, "%.0f")
+	rowNoRatio("pods created during that gap", num(func(s *harness.SwapRun) float64 { return float64(s.CreatedInGap) }, "%.0f"))
+	row("CPU s", func(s *harness.SwapRun) float64 { return s.CPUSeconds }, "%.1f")
+	row("peak RSS MiB", func(s *harness.SwapRun) float64 { return float64(s.PeakRSSBytes) / mib }, "%.0f")
+	for _, s := range cols {
+		name := ""
+		if s != nil {
+			name = s.Scheduler
+			if s.LeaderElection {
+				name += " (lease hand-over)"
+			}
+		}
+		if s != nil && s.Error != "" {
+			fmt.Fprintf(b, "\n- swap/%s: error: %s", name, s.Error)
+		}
+		if s != nil && s.Created != s.Bound {
+			fmt.Fprintf(b, "\n- swap/%s: %d created, %d bound", name, s.Created, s.Bound)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// changeGaps are the per-change gaps of a swap run, in milliseconds.
+func changeGaps(s *harness.SwapRun) []float64 {
+	var out []float64
+	for _, c := range s.Changes {
+		out = append(out, c.GapMillis)
+	}
+	return out
 }
 
 const mib = 1 << 20
@@ -169,6 +287,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		var notes []string
 		for _, c := range cases {
+			if n := r.shortSteps(c); n != "" {
+				notes = append(notes, n)
+			}
 			up, ours := r.pick(c, harness.Upstream), r.pick(c, harness.Ours)
 			pods, arrival := 0, []string{}
 			for _, p := range []runs{up, ours} {
@@ -219,47 +340,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 
 	if len(r.Swaps) > 0 {
-		up, ours := r.swap(harness.Upstream), r.swap(harness.Ours)
-		b.WriteString("## Profile swap under load\n\n")
-		b.WriteString("Pods arrive at a fixed rate while the profile alternates between MostAllocated and LeastAllocated. " +
-			"Ours: the SchedulerProfile is updated. Upstream: kube-scheduler is stopped and started with the other configuration file " +
-			"(no leader election, so no lease hand-over: a lower bound for a real cluster). " +
-			"\"Placed\" is the first pod bound on a node only the new profile picks. Chart: swap.svg.\n\n")
-		b.WriteString("| measure | upstream (restart) | ours (update) | ours/upstream |\n|---|---:|---:|---:|\n")
-		row := func(name string, f func(*harness.SwapRun) float64, format string) {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", name, swapCell(up, f, format), swapCell(ours, f, format), swapRatio(up, ours, f))
-		}
-		rowNoRatio := func(name string, f func(*harness.SwapRun) float64, format string) {
-			fmt.Fprintf(b, "| %s | %s | %s | |\n", name, swapCell(up, f, format), swapCell(ours, f, format))
-		}
-		rowNoRatio("profile changes", func(s *harness.SwapRun) float64 { return float64(s.Swaps) }, "%.0f")
-		rowNoRatio("load, pods/s", func(s *harness.SwapRun) float64 { return s.Rate }, "%.0f")
-		rowNoRatio("storm length, s", func(s *harness.SwapRun) float64 { return s.StormSeconds }, "%.1f")
-		fmt.Fprintf(b, "| pods created / bound | %s | %s | |\n", createdBound(up), createdBound(ours))
-		rowNoRatio("pods lost", func(s *harness.SwapRun) float64 { return float64(s.Lost) }, "%.0f")
-		rowNoRatio("pods bound twice", func(s *harness.SwapRun) float64 { return float64(s.DoubleBound) }, "%.0f")
-		rowNoRatio("overcommitted nodes", func(s *harness.SwapRun) float64 { return float64(len(s.Overcommitted)) }, "%.0f")
-		if ours != nil {
-			fmt.Fprintf(b, "| apply→Ready p50 / p99, ms | n/a | %.0f / %.0f | |\n", ours.ApplyToReadyMillis.P50, ours.ApplyToReadyMillis.P99)
-		}
-		fmt.Fprintf(b, "| change→first placed p50 / p99, ms | %s | %s | %s |\n",
-			pair(up, func(s *harness.SwapRun) stats.Summary { return s.ApplyToPlacedMillis }),
-			pair(ours, func(s *harness.SwapRun) stats.Summary { return s.ApplyToPlacedMillis }),
-			swapRatio(up, ours, func(s *harness.SwapRun) float64 { return s.ApplyToPlacedMillis.P99 }))
-		rowNoRatio("changes not seen to take effect", func(s *harness.SwapRun) float64 { return float64(s.Unobserved) }, "%.0f")
-		row("longest gap with no bind, ms", func(s *harness.SwapRun) float64 { return s.LongestGapMillis }, "%.0f")
-		rowNoRatio("pods created during that gap", func(s *harness.SwapRun) float64 { return float64(s.CreatedInGap) }, "%.0f")
-		row("CPU s", func(s *harness.SwapRun) float64 { return s.CPUSeconds }, "%.1f")
-		row("peak RSS MiB", func(s *harness.SwapRun) float64 { return float64(s.PeakRSSBytes) / mib }, "%.0f")
-		for _, s := range []*harness.SwapRun{up, ours} {
-			if s != nil && s.Error != "" {
-				fmt.Fprintf(b, "\n- swap/%s: error: %s", s.Scheduler, s.Error)
-			}
-			if s != nil && s.Created != s.Bound {
-				fmt.Fprintf(b, "\n- swap/%s: %d created, %d bound", s.Scheduler, s.Created, s.Bound)
-			}
-		}
-		b.WriteString("\n")
+		r.writeSwap(b)
 	}
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
@@ -305,6 +386,9 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 		if u := r.swap(harness.Upstream); u != nil {
 			checks = append(checks, check{"swap: upstream restart gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
 		}
+		if u := r.swapLeaderElection(); u != nil {
+			checks = append(checks, check{"swap: upstream lease hand-over gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
+		}
 	}
 	if len(checks) == 0 {
 		return
@@ -349,6 +433,31 @@ func (r *Report) withRange(v float64, c string, m harness.Mode, f func(*harness.
 		return out
 	}
 	return fmt.Sprintf("%s (runs %.2f–%.2f)", out, lo, hi)
+}
+
+// shortSteps notes the runs of case c whose measured step (resume or first
+// create to last bind) lasted less than MinStepSeconds: too few 1 s windows
+// for their percentiles to mean much.
+func (r *Report) shortSteps(c string) string {
+	if r.MinStepSeconds <= 0 {
+		return ""
+	}
+	n, total, shortest := 0, 0, math.Inf(1)
+	for _, run := range r.Runs {
+		if run.Case != c || run.Bound == 0 {
+			continue
+		}
+		total++
+		if run.MeasureSeconds < r.MinStepSeconds {
+			n++
+			shortest = min(shortest, run.MeasureSeconds)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %d of %d measured steps lasted under %.0f s (shortest %.1f s): add pods (-set %s.measuredPods=N) for steadier figures",
+		c, n, total, r.MinStepSeconds, shortest, c)
 }
 
 func runNote(r *harness.Run, repeated bool) string {

@@ -154,3 +154,107 @@ func TestTargetsShowTheRangeOverRuns(t *testing.T) {
 		t.Errorf("missing %q in:\n%s", want, b.String())
 	}
 }
+
+// Measured steps shorter than MinStepSeconds are noted under the table, with
+// how many and the shortest; none is noted when all are long enough.
+func TestShortStepsNoted(t *testing.T) {
+	r := sampleReport()
+	for i, run := range r.Runs {
+		run.MeasureSeconds = []float64{3.2, 12, 15, 11}[i]
+	}
+	md := func() string {
+		var buf bytes.Buffer
+		if err := r.WriteMarkdown(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if out := md(); strings.Contains(out, "lasted under") {
+		t.Errorf("no minimum set, yet a note:\n%s", out)
+	}
+	r.MinStepSeconds = 10
+	if out, want := md(), "- basic: 1 of 4 measured steps lasted under 10 s (shortest 3.2 s)"; !strings.Contains(out, want) {
+		t.Errorf("report lacks %q:\n%s", want, out)
+	}
+	r.Runs[0].MeasureSeconds = 10
+	if out := md(); strings.Contains(out, "lasted under") {
+		t.Errorf("every step lasted 10 s or more, yet a note:\n%s", out)
+	}
+}
+
+// The chart shows every scheduler over the same number of changes, and
+// binds per bin around each change averaged over those changes.
+func TestSwapChartWindows(t *testing.T) {
+	// Binds at 0.05 s steps from 0 to 10 s, none in [3, 3.5) and [6, 7).
+	run := &harness.SwapRun{Scheduler: harness.Upstream, SwapAtSeconds: []float64{3, 6, 9}}
+	n := 0
+	for i := range 200 {
+		x := float64(i)*0.05 + 0.01
+		if (x >= 3 && x < 3.5) || (x >= 6 && x < 7) {
+			continue
+		}
+		n++
+		run.Series = append(run.Series, harness.Point{T: x, N: n})
+	}
+	ours := &harness.SwapRun{Scheduler: harness.Ours, SwapAtSeconds: []float64{1, 2, 3, 4, 5}, Series: run.Series}
+	le := &harness.SwapRun{Scheduler: harness.Upstream, LeaderElection: true, SwapAtSeconds: []float64{3, 6, 9, 12}, Series: run.Series}
+	empty := &harness.SwapRun{Scheduler: harness.Ours, LeaderElection: false}
+	ss := swapSeries([]*harness.SwapRun{empty, ours, le, run})
+	if len(ss) != 3 || ss[0].run != run || ss[1].run != le || ss[2].run != ours {
+		t.Fatalf("series = %+v, want restart, lease hand-over, update", ss)
+	}
+	if got := sharedChanges(ss); got != 3 {
+		t.Errorf("sharedChanges = %d, want 3 (the fewest any run made)", got)
+	}
+	starts, mean := bindsAround(run, 2, 1, 1, 0.5)
+	if len(starts) != 4 || starts[0] != -1 || starts[3] != 0.5 {
+		t.Fatalf("bins start at %v, want -1, -0.5, 0, 0.5", starts)
+	}
+	// Change at 3: 10, 10, 0, 10 binds; change at 6: 10, 10, 0, 0.
+	want := []float64{10, 10, 0, 5}
+	for i := range want {
+		if mean[i] != want[i] {
+			t.Errorf("mean binds per bin = %v, want %v", mean, want)
+			break
+		}
+	}
+	// A window stops at the next change: the bin past it is left out.
+	short := &harness.SwapRun{SwapAtSeconds: []float64{3, 3.6}, StormSeconds: 1, Series: run.Series}
+	starts, mean = bindsAround(short, 1, 1, 1, 0.5)
+	if len(starts) != 3 || starts[2] != 0 || mean[0] != 10 || mean[2] != 0 {
+		t.Errorf("window cut at the next change: starts %v, mean %v, want [-1 -0.5 0], [10 10 0]", starts, mean)
+	}
+	// And the last change's window stops at the end of the storm.
+	short.SwapAtSeconds = []float64{3}
+	short.StormSeconds = 0.5
+	if starts, _ = bindsAround(short, 1, 1, 1, 0.5); len(starts) != 3 {
+		t.Errorf("window cut at the storm's end: starts %v, want [-1 -0.5 0]", starts)
+	}
+	// The report puts the lease hand-over beside the bare restart.
+	rep := &Report{Swaps: []*harness.SwapRun{
+		{Scheduler: harness.Upstream, Swaps: 3, LongestGapMillis: 600, Changes: []harness.Change{{GapMillis: 500}, {GapMillis: 600}}},
+		{Scheduler: harness.Upstream, LeaderElection: true, Swaps: 3, LongestGapMillis: 3500, Changes: []harness.Change{{GapMillis: 3000}, {GapMillis: 3500}}},
+		{Scheduler: harness.Ours, Swaps: 9, LongestGapMillis: 60, Changes: []harness.Change{{GapMillis: 40}, {GapMillis: 60}}},
+	}}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| measure | upstream (restart) | upstream (restart, lease hand-over) | ours (update) | ours/upstream |",
+		"| longest gap with no bind, ms | 600 | 3500 | 60 | 0.10 |",
+		"| gap after a change p50 / max, ms | 500 / 600 | 3000 / 3500 | 40 / 60 | 0.10 |",
+		"| swap: upstream lease hand-over gap (for comparison) | reported | 3500 ms | yes |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, md.String())
+		}
+	}
+	path := filepath.Join(t.TempDir(), "swap.png")
+	if err := SwapChart([]*harness.SwapRun{run, le, ours}, path); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("swap.png is not a PNG (%v)", err)
+	}
+}

@@ -148,6 +148,30 @@ func LongestGap(from, to time.Time, events []time.Time) (time.Duration, time.Tim
 	return longest, at
 }
 
+// GapsAfter returns, for each of the sorted times changes, the longest
+// interval without an event from the last event before that change (or the
+// change itself, when none came after the previous change) up to the next
+// change, or end for the last one: the pause in events each change caused.
+func GapsAfter(changes []time.Time, end time.Time, events []time.Time) []time.Duration {
+	sorted := slices.Clone(events)
+	slices.SortFunc(sorted, func(a, b time.Time) int { return a.Compare(b) })
+	out := make([]time.Duration, len(changes))
+	for i, c := range changes {
+		to := end
+		if i+1 < len(changes) {
+			to = changes[i+1]
+		}
+		from := c
+		if j, _ := slices.BinarySearchFunc(sorted, c, func(e, t time.Time) int { return e.Compare(t) }); j > 0 {
+			if prev := sorted[j-1]; i == 0 || prev.After(changes[i-1]) {
+				from = prev
+			}
+		}
+		out[i], _ = LongestGap(from, to, sorted)
+	}
+	return out
+}
+
 // Agreement compares two placements (pod name to node name). It counts the
 // pods placed by both (compared) and, of those, the ones on the same node
 // (same). Pods one placement left unplaced are reported as missing.

@@ -133,3 +133,45 @@ func TestRatio(t *testing.T) {
 		t.Errorf("Ratio wrong")
 	}
 }
+
+func TestGapsAfter(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms ...int) []time.Time {
+		var out []time.Time
+		for _, m := range ms {
+			out = append(out, t0.Add(time.Duration(m)*time.Millisecond))
+		}
+		return out
+	}
+	// Binds every 100 ms, except 950→1600 (after the change at 1000) and
+	// none between the change at 3000 and the end at 4000.
+	var binds []int
+	for m := 0; m <= 2900; m += 100 {
+		if m < 1000 || m >= 1600 {
+			binds = append(binds, m)
+		}
+	}
+	binds = append(binds, 950)
+	changes := at(1000, 2000, 3000)
+	got := GapsAfter(changes, t0.Add(4*time.Second), at(binds...))
+	want := []time.Duration{650 * time.Millisecond, 100 * time.Millisecond, 1100 * time.Millisecond}
+	if len(got) != len(want) {
+		t.Fatalf("GapsAfter = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("gap after change %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	// No event at all: each change's whole interval.
+	got = GapsAfter(at(0, 500), t0.Add(time.Second), nil)
+	if got[0] != 500*time.Millisecond || got[1] != 500*time.Millisecond {
+		t.Errorf("GapsAfter without events = %v", got)
+	}
+	// The last event before a change counts only when it came after the
+	// previous change.
+	got = GapsAfter(at(100, 500), t0.Add(600*time.Millisecond), at(0, 550))
+	if got[0] != 500*time.Millisecond || got[1] != 50*time.Millisecond {
+		t.Errorf("GapsAfter = %v, want [500ms 50ms]", got)
+	}
+}

@@ -1,6 +1,7 @@
 // Package workloads holds the benchmark's workloads as data: one YAML file
 // per case (nodes, pods and the scheduling profile, with counts as named
-// parameters and a smaller set for quick runs) and the node and pod
+// parameters, a smaller set for quick runs and, for the cases upstream sizes
+// at 5000 nodes, a scale set at those sizes) and the node and pod
 // templates they instantiate, modelled on upstream scheduler_perf. It loads,
 // validates and renders them; it never talks to an API server.
 package workloads

@@ -28,6 +28,13 @@ var Embedded embed.FS
 // ScaleDefault names the parameter values written under params.
 const ScaleDefault = "default"
 
+// ScaleSmall and ScaleLarge name the quick set and the set at upstream
+// scheduler_perf's sizes (5000 nodes).
+const (
+	ScaleSmall = "small"
+	ScaleLarge = "scale"
+)
+
 // Count is a number given either literally or as "$name" of a parameter.
 type Count struct {
 	literal int
@@ -145,10 +152,14 @@ type CreatePods struct {
 
 // Churn recreates a node from Template every IntervalMillis while the
 // measured step runs: the new node is created, the previous one deleted.
+// With PodTemplate and ServiceTemplate it recreates a pod and a service in
+// the run's namespace alongside (scheduler_perf's mixed churn).
 type Churn struct {
-	Prefix         string `json:"prefix"`
-	Template       string `json:"template"`
-	IntervalMillis Count  `json:"intervalMillis"`
+	Prefix          string `json:"prefix"`
+	Template        string `json:"template"`
+	PodTemplate     string `json:"podTemplate,omitempty"`
+	ServiceTemplate string `json:"serviceTemplate,omitempty"`
+	IntervalMillis  Count  `json:"intervalMillis"`
 }
 
 // Swap describes the profile-swap benchmark: pods are created at Rate per
@@ -219,7 +230,7 @@ func Load(fsys fs.FS) ([]*Case, error) {
 
 // order is the order cases run and appear in reports.
 var order = []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
-	"preemption", "unschedulable-churn", "placement", "swap"}
+	"preemption", "unschedulable-churn", "mixed-churn", "placement", "swap"}
 
 func orderOf(name string) int {
 	if i := slices.Index(order, name); i >= 0 {
@@ -263,6 +274,16 @@ var funcs = template.FuncMap{
 		}
 		return a % b
 	},
+}
+
+// HasScale reports whether the case can run at scale: the default set
+// always, another only when the case lists it under scales.
+func (c *Case) HasScale(scale string) bool {
+	if scale == "" || scale == ScaleDefault {
+		return true
+	}
+	_, ok := c.Scales[scale]
+	return ok
 }
 
 // Values returns the parameters for a scale ("default" or a key of Scales)
@@ -345,6 +366,18 @@ func (c *Case) Pod(tpl string, d TemplateData) (*corev1.Pod, error) {
 		return nil, fmt.Errorf("template %s: kind %q, want Pod", tpl, p.Kind)
 	}
 	return p, nil
+}
+
+// Service renders the named template as a Service.
+func (c *Case) Service(tpl string, d TemplateData) (*corev1.Service, error) {
+	s := &corev1.Service{}
+	if err := c.render(tpl, d, s); err != nil {
+		return nil, err
+	}
+	if s.Kind != "Service" {
+		return nil, fmt.Errorf("template %s: kind %q, want Service", tpl, s.Kind)
+	}
+	return s, nil
 }
 
 func (c *Case) render(tpl string, d TemplateData, into any) error {
@@ -453,6 +486,16 @@ func (c *Case) validate() error {
 			}
 			if _, err := c.Node(s.Churn.Template, d); err != nil {
 				return fmt.Errorf("step %d: %w", i, err)
+			}
+			if s.Churn.PodTemplate != "" {
+				if _, err := c.Pod(s.Churn.PodTemplate, d); err != nil {
+					return fmt.Errorf("step %d: churn podTemplate: %w", i, err)
+				}
+			}
+			if s.Churn.ServiceTemplate != "" {
+				if _, err := c.Service(s.Churn.ServiceTemplate, d); err != nil {
+					return fmt.Errorf("step %d: churn serviceTemplate: %w", i, err)
+				}
 			}
 		}
 	}

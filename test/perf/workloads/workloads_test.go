@@ -25,7 +25,7 @@ func TestLoadEmbedded(t *testing.T) {
 		}
 	}
 	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
-		"preemption", "unschedulable-churn", "placement", "swap"}
+		"preemption", "unschedulable-churn", "mixed-churn", "placement", "swap"}
 	if len(names) != len(want) {
 		t.Fatalf("cases = %v, want %v", names, want)
 	}
@@ -148,6 +148,188 @@ func TestPlacementUniqueBest(t *testing.T) {
 			if margin < 60 {
 				t.Fatalf("%s/%s: best node %s leads by %d points, want >= 60", scale, pod.Name, bestNode, margin)
 			}
+		}
+	}
+}
+
+// The scale set runs the cases upstream's scheduler_perf sizes at 5000
+// nodes, at those sizes (performance-config.yaml of misc, affinity,
+// topology_spreading and default_preemption).
+func TestScaleSet(t *testing.T) {
+	cases, err := Load(Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]int{
+		"basic":               {"nodes": 5000, "initPods": 1000, "measuredPods": 10000},
+		"node-affinity":       {"nodes": 5000, "initPods": 5000, "measuredPods": 10000},
+		"pod-anti-affinity":   {"nodes": 5000, "initPods": 1000, "measuredPods": 2000},
+		"topology-spreading":  {"nodes": 5000, "initPods": 5000, "measuredPods": 5000},
+		"unschedulable-churn": {"nodes": 5000, "parkedPods": 200, "measuredPods": 10000},
+		"mixed-churn":         {"nodes": 5000, "measuredPods": 10000, "churnIntervalMillis": 1000},
+	}
+	for _, c := range cases {
+		w, sized := want[c.Name]
+		if c.HasScale(ScaleLarge) != sized {
+			t.Errorf("%s: HasScale(%s) = %v, want %v", c.Name, ScaleLarge, !sized, sized)
+		}
+		if !c.HasScale(ScaleDefault) || !c.HasScale(ScaleSmall) {
+			t.Errorf("%s: every case has the default and the small set", c.Name)
+		}
+		if !sized {
+			if _, err := c.Values(ScaleLarge, nil); err == nil {
+				t.Errorf("%s: Values(%s) succeeded for a case without that set", c.Name, ScaleLarge)
+			}
+			continue
+		}
+		delete(want, c.Name)
+		vals, err := c.Values(ScaleLarge, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		for k, v := range w {
+			if vals[k] != v {
+				t.Errorf("%s: %s = %d at %s, want %d", c.Name, k, vals[k], ScaleLarge, v)
+			}
+		}
+		// The latency run creates the measured pods at rate: it must last
+		// the 10 s a measured step needs too.
+		if vals["measuredPods"] < 10*vals["rate"] {
+			t.Errorf("%s: %d measured pods at %d/s last under 10 s", c.Name, vals["measuredPods"], vals["rate"])
+		}
+		// Overrides still apply on top of the set.
+		o, err := c.Values(ScaleLarge, map[string]int{"measuredPods": 7})
+		if err != nil || o["measuredPods"] != 7 || o["nodes"] != 5000 {
+			t.Errorf("%s: override on %s = %v, %v", c.Name, ScaleLarge, o, err)
+		}
+		// Every step's first and last object renders with these values.
+		for i, s := range c.Steps {
+			var count Count
+			var tpl, prefix string
+			pod := false
+			switch {
+			case s.CreateNodes != nil:
+				count, tpl, prefix = s.CreateNodes.Count, s.CreateNodes.Template, s.CreateNodes.Prefix
+			case s.CreatePods != nil:
+				count, tpl, prefix, pod = s.CreatePods.Count, s.CreatePods.Template, s.CreatePods.Prefix, true
+			default:
+				continue
+			}
+			n, err := count.Value(vals)
+			if err != nil || n <= 0 {
+				t.Fatalf("%s step %d: count %d, %v", c.Name, i, n, err)
+			}
+			for _, idx := range []int{0, n - 1} {
+				d := TemplateData{Index: idx, Name: Name(prefix, idx), Namespace: "ns", SchedulerName: "s", Params: vals}
+				if pod {
+					_, err = c.Pod(tpl, d)
+				} else {
+					_, err = c.Node(tpl, d)
+				}
+				if err != nil {
+					t.Errorf("%s step %d index %d: %v", c.Name, i, idx, err)
+				}
+			}
+		}
+	}
+	for name := range want {
+		t.Errorf("case %s not found", name)
+	}
+	// One anti-affine pod per node: the pods must fit the nodes.
+	for _, c := range cases {
+		if c.Name == "pod-anti-affinity" {
+			v, _ := c.Values(ScaleLarge, nil)
+			if v["initPods"]+v["measuredPods"] > v["nodes"] {
+				t.Errorf("pod-anti-affinity at %s: %d pods for %d nodes", ScaleLarge, v["initPods"]+v["measuredPods"], v["nodes"])
+			}
+		}
+	}
+}
+
+// A scale set may only set parameters the case has.
+func TestScaleSetNamesParameters(t *testing.T) {
+	base := "name: x\nparams: {nodes: 5, rate: 5}\nprofile: {}\ntimeoutSeconds: 10\n" +
+		"steps:\n- createNodes: {count: $nodes, prefix: node, template: node-default.yaml}\n" +
+		"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $rate}\n"
+	for _, tc := range []struct{ scales, wantErr string }{
+		{"scales:\n  scale: {nodes: 5000}\n", ""},
+		{"scales:\n  scale: {node: 5000}\n", `scale scale sets "node", which is not a parameter`},
+		{"scales:\n  scale: {nodes: many}\n", "x.yaml"},
+	} {
+		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + tc.scales)}}
+		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
+			b, err := fs.ReadFile(Embedded, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys[f] = &fstest.MapFile{Data: b}
+		}
+		cases, err := Load(fsys)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tc.scales, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%q: error %v, want one saying %q", tc.scales, err, tc.wantErr)
+		case tc.wantErr == "":
+			v, err := cases[0].Values(ScaleLarge, nil)
+			if err != nil || v["nodes"] != 5000 || v["rate"] != 5 {
+				t.Errorf("%q: Values = %v, %v", tc.scales, v, err)
+			}
+		}
+	}
+}
+
+// A churn step's pod and service templates are rendered when the case
+// loads: a missing one or one of the wrong kind is an error naming it.
+func TestChurnTemplates(t *testing.T) {
+	base := "name: x\nparams: {rate: 5}\nprofile: {}\ntimeoutSeconds: 10\nsteps:\n" +
+		"- createNodes: {count: 1, prefix: node, template: node-default.yaml}\n" +
+		"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $rate}\n"
+	for _, tc := range []struct{ churn, wantErr string }{
+		{"{prefix: c, template: node-churn.yaml, podTemplate: pod-churn-high-priority-large-cpu.yaml, serviceTemplate: service-churn.yaml, intervalMillis: 1000}", ""},
+		{"{prefix: c, template: node-churn.yaml, intervalMillis: 1000}", ""},
+		{"{prefix: c, template: node-churn.yaml, podTemplate: pod-nope.yaml, intervalMillis: 1000}", "churn podTemplate: template pod-nope.yaml not found"},
+		{"{prefix: c, template: node-churn.yaml, serviceTemplate: pod-default.yaml, intervalMillis: 1000}", "churn serviceTemplate"},
+	} {
+		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + "- churn: " + tc.churn + "\n")}}
+		files, err := fs.Glob(Embedded, "templates/*.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := fs.ReadFile(Embedded, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys[f] = &fstest.MapFile{Data: b}
+		}
+		_, err = Load(fsys)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.churn, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one saying %q", tc.churn, err, tc.wantErr)
+		}
+	}
+	cases, err := Load(Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Name != "mixed-churn" {
+			continue
+		}
+		d := TemplateData{Index: 3, Name: Name("churn", 3), Namespace: "ns", SchedulerName: "s", Params: c.Params}
+		svc, err := c.Service("service-churn.yaml", d)
+		if err != nil || svc.Name != "churn-3" || len(svc.Spec.Ports) != 1 {
+			t.Errorf("churn service = %+v, %v", svc, err)
+		}
+		pod, err := c.Pod("pod-churn-high-priority-large-cpu.yaml", d)
+		if err != nil || pod.Spec.PriorityClassName != "bench-churn-high" || pod.Spec.Containers[0].Resources.Requests.Cpu().Value() != 9 {
+			t.Errorf("churn pod = %+v, %v", pod, err)
+		}
+		if len(c.PriorityClasses) != 1 || c.PriorityClasses[0].Name != "bench-churn-high" {
+			t.Errorf("mixed-churn priority classes = %v", c.PriorityClasses)
 		}
 	}
 }

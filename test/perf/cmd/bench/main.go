@@ -31,8 +31,8 @@ type options struct {
 	schedulerName                               string
 	qps                                         float64
 	burst, parallelism, workers                 int
-	stall                                       time.Duration
-	profile                                     bool
+	stall, minStep                              time.Duration
+	profile, swapLeaderElection                 bool
 	repeat                                      int
 	modes                                       string
 	set                                         multiFlag
@@ -59,7 +59,7 @@ func envInt(key string, def int) int {
 
 func main() {
 	var o options
-	flag.StringVar(&o.scale, "scale", envOr("BENCH_SCALE", workloads.ScaleDefault), "parameter set: default, or small for a quick run ($BENCH_SCALE)")
+	flag.StringVar(&o.scale, "scale", envOr("BENCH_SCALE", workloads.ScaleDefault), "parameter set: default, small for a quick run, or scale for upstream scheduler_perf's 5000-node sizes (cases without that set are left out) ($BENCH_SCALE)")
 	flag.StringVar(&o.cases, "cases", envOr("BENCH_CASES", ""), "comma-separated cases to run, all when empty ($BENCH_CASES)")
 	flag.StringVar(&o.schedulers, "schedulers", envOr("BENCH_SCHEDULERS", harness.Upstream+","+harness.Ours), "schedulers to run, in order ($BENCH_SCHEDULERS)")
 	flag.StringVar(&o.out, "out", "bench/results", "results directory (a timestamped directory is made inside)")
@@ -74,6 +74,8 @@ func main() {
 	flag.IntVar(&o.parallelism, "parallelism", 16, "parallelism of both schedulers")
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
+	flag.DurationVar(&o.minStep, "min-step", 10*time.Second, "the report notes measured steps shorter than this (too short for steady 1 s windows)")
+	flag.BoolVar(&o.swapLeaderElection, "swap-leader-election", true, "swap: also restart upstream with leader election on (a lease hand-over to a standby), beside the bare restart")
 	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once)")
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
@@ -112,7 +114,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	cases, err := selectCases(all, o.cases)
+	cases, err := selectCases(all, o.cases, o.scale)
 	if err != nil {
 		return err
 	}
@@ -155,14 +157,15 @@ func run(ctx context.Context, o options) error {
 
 	settings := harness.Settings{QPS: float32(o.qps), Burst: o.burst, Parallelism: o.parallelism, SchedulerName: o.schedulerName}
 	rep := &report.Report{
-		Started:   started,
-		Repeat:    max(1, o.repeat),
-		Modes:     modes,
-		Machine:   report.ThisMachine(),
-		Scale:     o.scale,
-		Settings:  settings,
-		Params:    map[string]map[string]int{},
-		Agreement: map[string]stats.Agreement{},
+		Started:        started,
+		Repeat:         max(1, o.repeat),
+		Modes:          modes,
+		Machine:        report.ThisMachine(),
+		Scale:          o.scale,
+		MinStepSeconds: o.minStep.Seconds(),
+		Settings:       settings,
+		Params:         map[string]map[string]int{},
+		Agreement:      map[string]stats.Agreement{},
 	}
 	vals := map[string]map[string]int{}
 	for _, c := range cases {
@@ -207,6 +210,13 @@ func run(ctx context.Context, o options) error {
 		if c.Swap != nil {
 			run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 			rep.Swaps = append(rep.Swaps, run)
+			if s == harness.Upstream && o.swapLeaderElection && err == nil && ctx.Err() == nil {
+				up.SetRun(tag + "-leader-election")
+				up.LeaderElect = true
+				run, err = runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
+				up.LeaderElect = false
+				rep.Swaps = append(rep.Swaps, run)
+			}
 			return nil, err
 		}
 		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode, repeat)
@@ -292,14 +302,26 @@ func writeReport(rep *report.Report, dir string) error {
 		return err
 	}
 	if len(rep.Swaps) > 0 {
-		return report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg"))
+		return errors.Join(report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg")),
+			report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.png")))
 	}
 	return nil
 }
 
-func selectCases(all []*workloads.Case, list string) ([]*workloads.Case, error) {
+// selectCases picks the cases named in list, or every case that has the
+// parameter set scale when list is empty.
+func selectCases(all []*workloads.Case, list, scale string) ([]*workloads.Case, error) {
 	if list == "" {
-		return all, nil
+		var out []*workloads.Case
+		for _, c := range all {
+			if c.HasScale(scale) {
+				out = append(out, c)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no case has the parameter set %q", scale)
+		}
+		return out, nil
 	}
 	var out []*workloads.Case
 	for _, name := range strings.Split(list, ",") {
