@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -191,12 +192,21 @@ var _ = Describe("SchedulingReview", func() {
 		createPod(ns, "a", "sr-whatif")
 		createPod(ns, "b", "sr-whatif")
 		createPod(other, "c", "sr-whatif")
-		sr := newReview(ns, "what-if", v1alpha1.SchedulingReviewSpec{
-			PendingPods: true,
-			ProfileSpec: &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-whatif")},
-		})
-		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
-		got := answered(sr)
+		// A review answers from the scheduler's informers: ask again (a
+		// review is answered once) until they have seen the three pods.
+		var got *v1alpha1.SchedulingReview
+		for attempt := 0; ; attempt++ {
+			sr := newReview(ns, fmt.Sprintf("what-if-%d", attempt), v1alpha1.SchedulingReviewSpec{
+				PendingPods: true,
+				ProfileSpec: &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-whatif")},
+			})
+			Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+			got = answered(sr)
+			if w := got.Status.WhatIf; w == nil || w.PendingPods == 3 || attempt == 20 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		Expect(condition(got, v1alpha1.ConditionComplete)).NotTo(BeNil(), "%+v", got.Status.Conditions)
 		w := got.Status.WhatIf
 		Expect(w).NotTo(BeNil())
