@@ -126,7 +126,7 @@ and runs against it until interrupted.`,
 func Main(opts ...Option) {
 	err := NewCommand(opts...).Execute()
 	if err != nil {
-		klog.ErrorS(err, "profile-scheduler stopped")
+		klog.ErrorS(err, "Operator stopped")
 	}
 	klog.Flush()
 	if err != nil {

@@ -230,7 +230,7 @@ func (c *CertRotator) Start(ctx context.Context) error {
 	for {
 		wait := resync
 		if err := c.PatchCABundle(ctx); err != nil {
-			logger.Error(err, "merging CA into caBundle", "configuration", c.Options.ConfigurationName)
+			logger.Error(err, "Merging CA into caBundle", "configuration", c.Options.ConfigurationName)
 			wait = min(retry, resync)
 		}
 		next := time.NewTimer(wait)
@@ -242,7 +242,7 @@ func (c *CertRotator) Start(ctx context.Context) error {
 		case <-check.C:
 			next.Stop()
 			if err := c.Ensure(time.Now()); err != nil {
-				logger.Error(err, "renewing webhook certificates")
+				logger.Error(err, "Renewing webhook certificates")
 			}
 		}
 	}

@@ -203,7 +203,7 @@ func (r *schedulerProfileReconciler) restoreLastGood(ctx context.Context, s *pro
 		return fmt.Errorf("restoring generation %d: %w", last.Generation, err)
 	}
 	if ls.refusal != nil {
-		logger.Info("last known good generation cannot serve", "reason", ls.refusal.Reason, "message", ls.refusal.Message)
+		logger.Info("Last known good generation cannot serve", "reason", ls.refusal.Reason, "message", ls.refusal.Message)
 		return nil
 	}
 	fp, err := fingerprint(last.Generation, ls.name, ls.extenders)
@@ -212,10 +212,10 @@ func (r *schedulerProfileReconciler) restoreLastGood(ctx context.Context, s *pro
 		return reconcile.TerminalError(err)
 	}
 	if refusal := r.swapIn(ctx, ls, fp); refusal != nil {
-		logger.Info("last known good generation cannot serve", "reason", refusal.Reason, "message", refusal.Message)
+		logger.Info("Last known good generation cannot serve", "reason", refusal.Reason, "message", refusal.Message)
 		return nil
 	}
-	logger.Info("last known good generation restored", "schedulerName", ls.name)
+	logger.Info("Last known good generation restored", "schedulerName", ls.name)
 	return nil
 }
 
@@ -345,7 +345,7 @@ func (r *schedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventUnusedPluginConfig, "Apply",
 			"generation %d: %s", sp.Generation, strings.Join(unused, "; "))
 	}
-	log.FromContext(ctx).Info("profile live", "schedulerName", s.name, "generation", sp.Generation)
+	log.FromContext(ctx).Info("Profile live", "schedulerName", s.name, "generation", sp.Generation)
 	return nil
 }
 
@@ -370,7 +370,7 @@ func (r *schedulerProfileReconciler) stopServing(ctx context.Context, object str
 		return
 	}
 	r.Profiles.Remove(ctx, name)
-	log.FromContext(ctx).Info("profile removed", "schedulerName", name)
+	log.FromContext(ctx).Info("Profile removed", "schedulerName", name)
 	if sp != nil {
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRemoved, "Remove",
 			"schedulerName %q is no longer served by this profile", name)

@@ -71,7 +71,7 @@ func (r *schedulingReviewReconciler) Reconcile(ctx context.Context, req reconcil
 	if err := r.Client.Status().Patch(ctx, sr, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("writing the answer: %w", err)
 	}
-	log.FromContext(ctx).V(1).Info("review answered", "failed", outcome.failure != nil)
+	log.FromContext(ctx).V(1).Info("Review answered", "failed", outcome.failure != nil)
 	return reconcile.Result{RequeueAfter: ttl(sr)}, nil
 }
 
