@@ -145,7 +145,7 @@ func outagePod(ns, name, schedulerName string) *corev1.Pod {
 	}
 }
 
-// podStream creates pods of ns one every interval until stopped or max
+// podStream creates pods of ns one every interval until stopped or count
 // are created, retrying each create until the API server takes it (it may
 // be away).
 type podStream struct {
@@ -155,12 +155,12 @@ type podStream struct {
 	done    chan struct{}
 }
 
-func startPodStream(ns, schedulerName string, interval time.Duration, max int) *podStream {
+func startPodStream(ns, schedulerName string, interval time.Duration, count int) *podStream {
 	s := &podStream{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer GinkgoRecover()
 		defer close(s.done)
-		for i := 0; i < max; i++ {
+		for i := 0; i < count; i++ {
 			name := fmt.Sprintf("p-%03d", i)
 			for {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

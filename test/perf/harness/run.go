@@ -318,7 +318,9 @@ func (r *Runner) churn(ctx context.Context, c *workloads.Case, s *workloads.Chur
 	if err != nil {
 		return err
 	}
-	defer others(context.Background(), -1)
+	// Cleaning up what the churn left is best effort: the run's namespace
+	// goes with the run anyway.
+	defer func() { _ = others(context.Background(), -1) }()
 	for i := 0; ; i++ {
 		n, err := r.node(c, s.Template, s.Prefix, i, vals)
 		if err != nil {

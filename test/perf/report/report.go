@@ -528,13 +528,6 @@ func ratio(up, ours *harness.Run, f func(*harness.Run) float64) string {
 	return fmt.Sprintf("%.2f", stats.Ratio(f(ours), f(up)))
 }
 
-func swapCell(s *harness.SwapRun, f func(*harness.SwapRun) float64, format string) string {
-	if s == nil {
-		return "–"
-	}
-	return fmt.Sprintf(format, f(s))
-}
-
 func swapRatio(up, ours *harness.SwapRun, f func(*harness.SwapRun) float64) string {
 	if up == nil || ours == nil || f(up) == 0 {
 		return "–"
