@@ -30,6 +30,7 @@ type Report struct {
 	Params   map[string]map[string]int `json:"params"`
 	Runs     []*harness.Run            `json:"runs"`
 	Swaps    []*harness.SwapRun        `json:"swaps,omitempty"`
+	Explains []*harness.ExplainRun     `json:"explains,omitempty"`
 	// Agreement per case that has one (placements compared pod by pod).
 	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
 }
@@ -261,6 +262,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	r.writeExplain(b)
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -305,6 +307,9 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 		if u := r.swap(harness.Upstream); u != nil {
 			checks = append(checks, check{"swap: upstream restart gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
 		}
+	}
+	for _, x := range r.explainChecks() {
+		checks = append(checks, check(x))
 	}
 	if len(checks) == 0 {
 		return

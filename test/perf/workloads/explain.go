@@ -63,3 +63,6 @@ func (c *Case) hasCreateNodes() bool {
 	}
 	return false
 }
+
+// Literal returns a count of n.
+func Literal(n int) Count { return Count{literal: n} }

@@ -209,13 +209,18 @@ func run(ctx context.Context, o options) error {
 			rep.Swaps = append(rep.Swaps, run)
 			return nil, err
 		}
+		if c.Explain != nil {
+			run, err := runner.RunExplain(ctx, c, vals[c.Name], sched, o.schedulerName, max(1, o.repeat))
+			rep.Explains = append(rep.Explains, run)
+			return nil, err
+		}
 		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode, repeat)
 		rep.Runs = append(rep.Runs, run)
 		return run, err
 	}
 	for _, c := range cases {
 		reps, caseModes := max(1, o.repeat), modes
-		if c.Swap != nil {
+		if c.Swap != nil || c.Explain != nil {
 			reps, caseModes = 1, []harness.Mode{""}
 		}
 		var total stats.Agreement
@@ -236,6 +241,10 @@ func run(ctx context.Context, o options) error {
 				}
 				placements := map[string]map[string]string{}
 				for _, s := range order {
+					if c.Explain != nil && s != harness.Ours {
+						logger.Printf("%s: %s has no SchedulingReview; the case runs on %s only", c.Name, s, harness.Ours)
+						continue
+					}
 					if err := ctx.Err(); err != nil {
 						return errors.Join(append(failures, err, write())...)
 					}
