@@ -4,7 +4,9 @@
 // scheduler process's CPU time and peak memory from /proc, and drives the
 // profile-swap storm (a SchedulerProfile update for profile-scheduler, a
 // restart with a new configuration file for kube-scheduler, bare or as a
-// lease hand-over to a standby with leader election on).
+// lease hand-over to a standby with leader election on) and the explain
+// case (SchedulingReviews timed from create to Complete, and a throughput
+// run with reviews created beside it; profile-scheduler only).
 //
 // Each scheduler runs as its own process, one at a time, on fresh objects
 // (a new namespace, nodes deleted and recreated with the same names). The

@@ -38,6 +38,9 @@ type Runner struct {
 	Dir     string
 
 	seq int
+	// beside, when set, is started with the measured step (at the resume,
+	// in a throughput run) and stopped after its last bind.
+	beside func(ctx context.Context, ns string) (stop func())
 }
 
 // Mode is what a run of a case measures. Each case runs once in each mode
@@ -556,8 +559,15 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	default:
 		return fmt.Errorf("unknown mode %q", run.Mode)
 	}
+	var stopBeside func()
+	if r.beside != nil {
+		stopBeside = r.beside(ctx, e.ns)
+	}
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
+	if stopBeside != nil {
+		stopBeside()
+	}
 	st := e.rec.StepSince(step, t0)
 	run.Bound = st.Bound
 	run.DoubleBound = st.Rebinds

@@ -34,6 +34,7 @@ type Report struct {
 	Params   map[string]map[string]int `json:"params"`
 	Runs     []*harness.Run            `json:"runs"`
 	Swaps    []*harness.SwapRun        `json:"swaps,omitempty"`
+	Explains []*harness.ExplainRun     `json:"explains,omitempty"`
 	// Agreement per case that has one (placements compared pod by pod).
 	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
 }
@@ -342,6 +343,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Swaps) > 0 {
 		r.writeSwap(b)
 	}
+	r.writeExplain(b)
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -389,6 +391,9 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 		if u := r.swapLeaderElection(); u != nil {
 			checks = append(checks, check{"swap: upstream lease hand-over gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
 		}
+	}
+	for _, x := range r.explainChecks() {
+		checks = append(checks, check(x))
 	}
 	if len(checks) == 0 {
 		return

@@ -105,6 +105,8 @@ type Case struct {
 	Steps []Step `json:"steps"`
 	// Swap, when set, makes this a profile-swap case: see Swap.
 	Swap *Swap `json:"swap,omitempty"`
+	// Explain, when set, also measures SchedulingReviews: see Explain.
+	Explain *Explain `json:"explain,omitempty"`
 	// Agreement marks a case whose every measured pod has a unique best
 	// node by construction: its placements are compared across schedulers.
 	Agreement bool `json:"agreement,omitempty"`
@@ -507,6 +509,9 @@ func (c *Case) validate() error {
 	}
 	if measured != 1 {
 		return fmt.Errorf("want exactly one measured createPods step, got %d", measured)
+	}
+	if c.Explain != nil {
+		return c.validateExplain(vals, d)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@
 // profile-scheduler, one after the other, on the same local control plane,
 // the same nodes and pods and the same profile, and writes a Markdown
 // report, its JSON and a chart of the profile-swap storm into
-// bench/results/<timestamp>/. `make bench` builds what it needs and runs it;
+// bench/results/<timestamp>/. The explain case measures SchedulingReviews,
+// which only profile-scheduler has: it runs on profile-scheduler alone. `make bench` builds what it needs and runs it;
 // `bench -h` lists the knobs (scale, cases, parameters, client QPS).
 package main

@@ -76,7 +76,7 @@ func main() {
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
 	flag.DurationVar(&o.minStep, "min-step", 10*time.Second, "the report notes measured steps shorter than this (too short for steady 1 s windows)")
 	flag.BoolVar(&o.swapLeaderElection, "swap-leader-election", true, "swap: also restart upstream with leader election on (a lease hand-over to a standby), beside the bare restart")
-	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once)")
+	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once, explain makes that many pairs without and with reviews)")
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
@@ -219,13 +219,18 @@ func run(ctx context.Context, o options) error {
 			}
 			return nil, err
 		}
+		if c.Explain != nil {
+			run, err := runner.RunExplain(ctx, c, vals[c.Name], sched, o.schedulerName, max(1, o.repeat))
+			rep.Explains = append(rep.Explains, run)
+			return nil, err
+		}
 		run, err := runner.RunCase(ctx, c, vals[c.Name], sched, o.schedulerName, mode, repeat)
 		rep.Runs = append(rep.Runs, run)
 		return run, err
 	}
 	for _, c := range cases {
 		reps, caseModes := max(1, o.repeat), modes
-		if c.Swap != nil {
+		if c.Swap != nil || c.Explain != nil {
 			reps, caseModes = 1, []harness.Mode{""}
 		}
 		var total stats.Agreement
@@ -246,6 +251,10 @@ func run(ctx context.Context, o options) error {
 				}
 				placements := map[string]map[string]string{}
 				for _, s := range order {
+					if c.Explain != nil && s != harness.Ours {
+						logger.Printf("%s: %s has no SchedulingReview; the case runs on %s only", c.Name, s, harness.Ours)
+						continue
+					}
 					if err := ctx.Err(); err != nil {
 						return errors.Join(append(failures, err, write())...)
 					}

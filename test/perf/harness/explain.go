@@ -1,0 +1,471 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// reviewPrefix names the reviews (and their pods) the harness creates.
+const reviewPrefix = "review"
+
+// ExplainRun is the explain case on profile-scheduler: SchedulingReview
+// answer time per cluster size, and the throughput of the case's measured
+// step with and without reviews beside it.
+type ExplainRun struct {
+	Scheduler string `json:"scheduler"`
+	// Sizes has the answer time on each node count.
+	Sizes []ReviewLatency `json:"sizes"`
+	// Rate is reviews created per second beside the "with" runs.
+	Rate float64 `json:"rate"`
+	// Pairs are throughput runs without and with reviews, made back to
+	// back, who goes first alternating.
+	Pairs []ExplainPair `json:"pairs"`
+	Error string        `json:"error,omitempty"`
+}
+
+// ReviewLatency is reviews made one at a time on a cluster of Nodes nodes.
+type ReviewLatency struct {
+	Nodes     int          `json:"nodes"`
+	Namespace string       `json:"namespace"`
+	Reviews   ReviewCounts `json:"reviews"`
+	// Millis is create to the Complete condition, seen by a watch.
+	Millis stats.Summary `json:"millis"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// ReviewCounts says what became of the reviews created.
+type ReviewCounts struct {
+	Created int `json:"created"`
+	// Complete reviews named a node for the pod (it fits everywhere here).
+	Complete int `json:"complete"`
+	// NoNode are Complete reviews that named no node.
+	NoNode int `json:"noNode"`
+	// Failed reviews got the Failed condition; FirstFailure is one message.
+	Failed       int    `json:"failed"`
+	FirstFailure string `json:"firstFailure,omitempty"`
+	// Unanswered were neither Complete nor Failed in time.
+	Unanswered int `json:"unanswered"`
+}
+
+// ExplainPair is the measured step's throughput run without reviews and
+// with Rate reviews per second created from the resume to the last bind.
+type ExplainPair struct {
+	Without *Run `json:"without"`
+	With    *Run `json:"with"`
+	// Reviews are those created beside With, and their create to Complete
+	// time under that load.
+	Reviews ReviewCounts  `json:"reviews"`
+	Millis  stats.Summary `json:"millis"`
+}
+
+// RunExplain runs the explain case on sched, which must be
+// profile-scheduler. pairs is how many without/with pairs to make.
+func (r *Runner) RunExplain(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, pairs int) (run *ExplainRun, err error) {
+	run = &ExplainRun{Scheduler: sched.Name()}
+	defer func() {
+		if err != nil {
+			run.Error = err.Error()
+		}
+	}()
+	if sched.Name() != Ours {
+		return run, fmt.Errorf("explain: %s has no SchedulingReview", sched.Name())
+	}
+	x := c.Explain
+	reviews, err := x.Reviews.Value(vals)
+	if err != nil {
+		return run, err
+	}
+	rate, err := x.Rate.Value(vals)
+	if err != nil {
+		return run, err
+	}
+	run.Rate = float64(rate)
+	setRun := func(tag string) {
+		if s, ok := sched.(interface{ SetRun(string) }); ok {
+			s.SetRun(c.Name + "-" + tag)
+		}
+	}
+	for _, size := range x.Sizes {
+		nodes, err := size.Value(vals)
+		if err != nil {
+			return run, err
+		}
+		setRun(fmt.Sprintf("answer-%d", nodes))
+		lat, err := r.reviewLatency(ctx, c, vals, sched, schedulerName, nodes, reviews)
+		if err != nil {
+			lat.Error = err.Error()
+		}
+		run.Sizes = append(run.Sizes, lat)
+		if err != nil {
+			return run, fmt.Errorf("answer time on %d nodes: %w", nodes, err)
+		}
+	}
+	var errs []error
+	for i := range max(1, pairs) {
+		var p ExplainPair
+		for k := range 2 {
+			with := (i+k)%2 == 1
+			tag := fmt.Sprintf("without-%d", i+1)
+			if with {
+				tag = fmt.Sprintf("with-%d", i+1)
+				r.beside = func(ctx context.Context, ns string) func() {
+					return r.reviewLoad(ctx, c, vals, ns, schedulerName, rate, &p)
+				}
+			}
+			setRun(tag)
+			thr, err := r.RunCase(ctx, c, vals, sched, schedulerName, ModeThroughput, i+1)
+			r.beside = nil
+			if with {
+				p.With = thr
+			} else {
+				p.Without = thr
+			}
+			if err != nil {
+				r.logf("explain/%s: %v", tag, err)
+				if inc := (*IncompleteError)(nil); !errors.As(err, &inc) {
+					errs = append(errs, fmt.Errorf("%s: %w", tag, err))
+				}
+			}
+			if ctx.Err() != nil {
+				run.Pairs = append(run.Pairs, p)
+				return run, ctx.Err()
+			}
+		}
+		run.Pairs = append(run.Pairs, p)
+		if p.With != nil && p.Without != nil && p.Without.Throughput.Average > 0 {
+			r.logf("explain: pair %d: %.1f pods/s without reviews, %.1f with %d/s (%.2f); %d reviews, %d complete, p99 %.0f ms",
+				i+1, p.Without.Throughput.Average, p.With.Throughput.Average, rate,
+				p.With.Throughput.Average/p.Without.Throughput.Average, p.Reviews.Created, p.Reviews.Complete, p.Millis.P99)
+		}
+	}
+	return run, errors.Join(errs...)
+}
+
+// reviewLatency makes the case's first node step with nodes nodes and its
+// unmeasured pod steps, starts the scheduler, then times n reviews one at
+// a time.
+func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, nodes, n int) (lat ReviewLatency, err error) {
+	lat.Nodes = nodes
+	prof, err := workloads.SchedulerProfile(c.Profile, schedulerName)
+	if err != nil {
+		return lat, err
+	}
+	timeoutSec, err := c.TimeoutSeconds.Value(vals)
+	if err != nil {
+		return lat, err
+	}
+	timeout := time.Duration(timeoutSec) * time.Second
+	e, err := r.prepare(ctx, c, fmt.Sprintf("answer-%d", nodes))
+	defer r.cleanup(e)
+	if err != nil {
+		return lat, err
+	}
+	lat.Namespace = e.ns
+	var nodeStep *workloads.CreateNodes
+	for _, s := range c.Steps {
+		if s.CreateNodes != nil {
+			nodeStep = s.CreateNodes
+			break
+		}
+	}
+	sized := *nodeStep
+	sized.Count = workloads.Literal(nodes)
+	r.logf("explain: creating %d nodes", nodes)
+	if err := r.createNodes(ctx, c, e, &sized, vals); err != nil {
+		return lat, err
+	}
+	if err := sched.Start(ctx, prof); err != nil {
+		sched.Stop(context.Background())
+		return lat, err
+	}
+	defer sched.Stop(context.Background())
+	if err := r.probe(ctx, e, schedulerName); err != nil {
+		return lat, err
+	}
+	for _, s := range c.Steps {
+		if p := s.CreatePods; p != nil && !p.Measure {
+			k, err := p.Count.Value(vals)
+			if err != nil {
+				return lat, err
+			}
+			pods, err := renderPods(c, p.Template, p.Prefix, 0, k, e.ns, schedulerName, vals)
+			if err != nil {
+				return lat, err
+			}
+			if err := r.createPods(ctx, pods); err != nil {
+				return lat, err
+			}
+			if !p.SkipWait {
+				if _, err := e.rec.WaitBound(ctx, p.Prefix, k, timeout, r.Stall); err != nil {
+					return lat, err
+				}
+			}
+		}
+	}
+	rw, err := watchReviews(ctx, r.CP.Client, e.ns)
+	if err != nil {
+		return lat, err
+	}
+	defer rw.stop()
+	r.logf("explain: %d reviews one at a time on %d nodes", n, nodes)
+	for i := range n {
+		sr, err := newReview(c, vals, e.ns, schedulerName, i)
+		if err != nil {
+			return lat, err
+		}
+		rw.created(sr.Name, time.Now())
+		if err := r.CP.Client.Create(ctx, sr); err != nil {
+			return lat, fmt.Errorf("creating review %s: %w", sr.Name, err)
+		}
+		if !rw.wait(ctx, sr.Name, timeout) {
+			break
+		}
+	}
+	lat.Reviews, lat.Millis = rw.result()
+	r.logf("explain: %d nodes: %d reviews, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms",
+		nodes, lat.Reviews.Created, lat.Reviews.Complete, lat.Reviews.Failed, lat.Millis.P50, lat.Millis.P99)
+	if err := rw.err(); err != nil {
+		return lat, err
+	}
+	if lat.Reviews.Unanswered > 0 {
+		return lat, fmt.Errorf("%d reviews not answered within %s", lat.Reviews.Unanswered, timeout)
+	}
+	return lat, ctx.Err()
+}
+
+// reviewLoad creates rate reviews per second in ns until the returned
+// function is called; that waits for the reviews to be answered (up to
+// 30 s) and writes their counts and times into p.
+func (r *Runner) reviewLoad(ctx context.Context, c *workloads.Case, vals map[string]int, ns, schedulerName string, rate int, p *ExplainPair) func() {
+	rw, err := watchReviews(ctx, r.CP.Client, ns)
+	if err != nil {
+		r.logf("explain: review watch: %v", err)
+		return func() {}
+	}
+	loadCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(time.Second / time.Duration(max(rate, 1)))
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			sr, err := newReview(c, vals, ns, schedulerName, i)
+			if err != nil {
+				r.logf("explain: %v", err)
+				return
+			}
+			wg.Go(func() {
+				rw.created(sr.Name, time.Now())
+				// Not loadCtx: a create already started is finished.
+				if err := r.CP.Client.Create(context.Background(), sr); err != nil {
+					rw.forget(sr.Name)
+					r.logf("explain: creating review %s: %v", sr.Name, err)
+				}
+			})
+			select {
+			case <-loadCtx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() {
+		stop()
+		wg.Wait()
+		rw.waitAll(ctx, 30*time.Second)
+		rw.stop()
+		p.Reviews, p.Millis = rw.result()
+		if err := rw.err(); err != nil {
+			r.logf("explain: %v", err)
+		}
+	}
+}
+
+func newReview(c *workloads.Case, vals map[string]int, ns, schedulerName string, i int) (*v1alpha1.SchedulingReview, error) {
+	pods, err := renderPods(c, c.Explain.PodTemplate, reviewPrefix, i, 1, ns, schedulerName, vals)
+	if err != nil {
+		return nil, err
+	}
+	pod := pods[0]
+	return &v1alpha1.SchedulingReview{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: ns},
+		Spec: v1alpha1.SchedulingReviewSpec{
+			PodTemplate: &v1alpha1.ReviewPodTemplate{Labels: pod.Labels, Annotations: pod.Annotations, Spec: pod.Spec},
+		},
+	}, nil
+}
+
+// reviewWatch follows the reviews of one namespace: when each was created
+// (by the harness's clock, just before the request) and when the watch
+// first showed it finished.
+type reviewWatch struct {
+	mu       sync.Mutex
+	start    map[string]time.Time
+	finished map[string]time.Time
+	counts   ReviewCounts
+	changed  chan struct{}
+	watchErr error
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+func watchReviews(ctx context.Context, c client.WithWatch, ns string) (*reviewWatch, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	w, err := c.Watch(ctx, &v1alpha1.SchedulingReviewList{}, client.InNamespace(ns))
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("watching reviews in %s: %w", ns, err)
+	}
+	rw := &reviewWatch{start: map[string]time.Time{}, finished: map[string]time.Time{},
+		changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(rw.done)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.ResultChan():
+				now := time.Now()
+				if !ok {
+					rw.mu.Lock()
+					if ctx.Err() == nil {
+						rw.watchErr = fmt.Errorf("review watch in %s ended", ns)
+					}
+					rw.mu.Unlock()
+					return
+				}
+				if ev.Type == watch.Error {
+					rw.mu.Lock()
+					rw.watchErr = fmt.Errorf("review watch in %s: %v", ns, ev.Object)
+					rw.mu.Unlock()
+					return
+				}
+				if sr, ok := ev.Object.(*v1alpha1.SchedulingReview); ok {
+					rw.observe(sr, now)
+				}
+			}
+		}
+	}()
+	return rw, nil
+}
+
+func (rw *reviewWatch) observe(sr *v1alpha1.SchedulingReview, now time.Time) {
+	if !sr.Finished() {
+		return
+	}
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if _, seen := rw.finished[sr.Name]; seen {
+		return
+	}
+	rw.finished[sr.Name] = now
+	switch failed := meta.FindStatusCondition(sr.Status.Conditions, v1alpha1.ConditionFailed); {
+	case failed != nil && failed.Status == metav1.ConditionTrue:
+		rw.counts.Failed++
+		if rw.counts.FirstFailure == "" {
+			rw.counts.FirstFailure = fmt.Sprintf("%s: %s: %s", sr.Name, failed.Reason, failed.Message)
+		}
+	case sr.Status.Result == nil || sr.Status.Result.SelectedNode == "":
+		rw.counts.NoNode++
+		rw.counts.Complete++
+	default:
+		rw.counts.Complete++
+	}
+	close(rw.changed)
+	rw.changed = make(chan struct{})
+}
+
+func (rw *reviewWatch) created(name string, at time.Time) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.start[name] = at
+}
+
+// forget drops a review whose create failed.
+func (rw *reviewWatch) forget(name string) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	delete(rw.start, name)
+}
+
+// waitFor waits until done() holds, timeout passes or the watch ends.
+func (rw *reviewWatch) waitFor(ctx context.Context, timeout time.Duration, done func() bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		rw.mu.Lock()
+		ok, ch, werr := done(), rw.changed, rw.watchErr
+		rw.mu.Unlock()
+		if ok {
+			return true
+		}
+		if werr != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return false
+		case <-rw.done:
+		case <-ch:
+		}
+	}
+}
+
+// wait waits until the named review is finished.
+func (rw *reviewWatch) wait(ctx context.Context, name string, timeout time.Duration) bool {
+	return rw.waitFor(ctx, timeout, func() bool { _, ok := rw.finished[name]; return ok })
+}
+
+// waitAll waits until every review created is finished.
+func (rw *reviewWatch) waitAll(ctx context.Context, timeout time.Duration) bool {
+	return rw.waitFor(ctx, timeout, func() bool {
+		for name := range rw.start {
+			if _, ok := rw.finished[name]; !ok {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (rw *reviewWatch) stop() {
+	rw.cancel()
+	<-rw.done
+}
+
+func (rw *reviewWatch) err() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.watchErr
+}
+
+// result counts the reviews created and summarizes create to finished of
+// those that finished.
+func (rw *reviewWatch) result() (ReviewCounts, stats.Summary) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	counts := rw.counts
+	counts.Created = len(rw.start)
+	var ds []time.Duration
+	for name, t0 := range rw.start {
+		if t1, ok := rw.finished[name]; ok {
+			ds = append(ds, t1.Sub(t0))
+		} else {
+			counts.Unanswered++
+		}
+	}
+	return counts, stats.Summarize(stats.Durations(ds))
+}

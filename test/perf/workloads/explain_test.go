@@ -1,0 +1,74 @@
+package workloads
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestExplainCase(t *testing.T) {
+	cases, err := Load(Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Name != "explain" {
+			continue
+		}
+		for _, tc := range []struct {
+			scale string
+			sizes []int
+		}{{ScaleDefault, []int{500, 5000}}, {"small", []int{100, 1000}}} {
+			vals, err := c.Values(tc.scale, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, n := range c.Explain.Sizes {
+				v, err := n.Value(vals)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, v)
+			}
+			if len(got) != len(tc.sizes) || got[0] != tc.sizes[0] || got[1] != tc.sizes[1] {
+				t.Errorf("%s: sizes %v, want %v", tc.scale, got, tc.sizes)
+			}
+			if r, _ := c.Explain.Rate.Value(vals); r != 10 {
+				t.Errorf("%s: %d reviews/s beside the throughput run, want 10", tc.scale, r)
+			}
+		}
+		return
+	}
+	t.Fatal("no explain case")
+}
+
+func TestExplainValidation(t *testing.T) {
+	base := "name: x\nparams: {rate: 5, nodes: 3}\nprofile: {}\ntimeoutSeconds: 10\nsteps:\n" +
+		"- createNodes: {count: $nodes, prefix: node, template: node-default.yaml}\n" +
+		"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $rate}\n"
+	for _, tc := range []struct{ explain, wantErr string }{
+		{"explain: {sizes: [$nodes, 9], reviews: 2, rate: 1, podTemplate: pod-default.yaml}\n", ""},
+		{"explain: {sizes: [], reviews: 2, rate: 1, podTemplate: pod-default.yaml}\n", "sizes needs at least one"},
+		{"explain: {sizes: [$nodes, $big], reviews: 2, rate: 1, podTemplate: pod-default.yaml}\n", "explain.sizes[1]: unknown parameter $big"},
+		{"explain: {sizes: [3], reviews: 0, rate: 1, podTemplate: pod-default.yaml}\n", "explain.reviews must be positive"},
+		{"explain: {sizes: [3], reviews: 2, rate: 1, podTemplate: nope.yaml}\n", "explain: podTemplate: template nope.yaml not found"},
+	} {
+		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + tc.explain)}}
+		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
+			b, err := fs.ReadFile(Embedded, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys[f] = &fstest.MapFile{Data: b}
+		}
+		_, err := Load(fsys)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.explain, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one saying %q", tc.explain, err, tc.wantErr)
+		}
+	}
+}
