@@ -38,9 +38,9 @@ const (
 	caKeyFile  = "ca.key"
 )
 
-// DefaultWebhookConfigurationName is the ValidatingWebhookConfiguration
+// defaultWebhookConfigurationName is the ValidatingWebhookConfiguration
 // of config/webhook and of the chart.
-const DefaultWebhookConfigurationName = "profile-scheduler-validating-webhook"
+const defaultWebhookConfigurationName = "profile-scheduler-validating-webhook"
 
 // WebhookOptions configures the validating webhook.
 type WebhookOptions struct {
@@ -51,7 +51,7 @@ type WebhookOptions struct {
 	CertDir string
 	// ConfigurationName is the ValidatingWebhookConfiguration whose
 	// caBundle a self-signed CA is written to; empty means
-	// DefaultWebhookConfigurationName.
+	// defaultWebhookConfigurationName.
 	ConfigurationName string
 	// DNSNames and IPs the serving certificate is valid for, for example
 	// the Service's "<svc>.<namespace>.svc".
@@ -75,10 +75,10 @@ const maxCABundleCerts = 16
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=profile-scheduler-validating-webhook,verbs=update;patch
 
-// SetupWebhook registers v on the manager's webhook server at
+// setupWebhook registers v on the manager's webhook server at
 // ProfileWebhookPath and, with opts.SelfSigned, makes sure serving
 // certificates exist before the server starts and keeps them fresh.
-func SetupWebhook(mgr ctrl.Manager, v *ProfileValidator, opts WebhookOptions) error {
+func setupWebhook(mgr ctrl.Manager, v *profileValidator, opts WebhookOptions) error {
 	srv := mgr.GetWebhookServer()
 	if opts.CertDir == "" {
 		if ds, ok := srv.(*webhook.DefaultServer); ok {
@@ -89,7 +89,7 @@ func SetupWebhook(mgr ctrl.Manager, v *ProfileValidator, opts WebhookOptions) er
 		}
 	}
 	if opts.ConfigurationName == "" {
-		opts.ConfigurationName = DefaultWebhookConfigurationName
+		opts.ConfigurationName = defaultWebhookConfigurationName
 	}
 	if opts.SelfSigned {
 		rot := &CertRotator{Client: mgr.GetClient(), Options: opts}

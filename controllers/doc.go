@@ -83,7 +83,7 @@
 //
 // # Admission
 //
-// ProfileValidator is a validating admission webhook for SchedulerProfile.
+// profileValidator is a validating admission webhook for SchedulerProfile.
 // It runs the same conversion and validation as the reconciler (the
 // pluginConfig checks included) and builds the framework in dry-run
 // (ProfileSet.Validate, out-of-tree plugins included), so an unknown plugin

@@ -21,10 +21,10 @@ import (
 // maxExtenderTimeout bounds spec.httpTimeout, as the CRD schema does.
 const maxExtenderTimeout = 5 * time.Minute
 
-// ValidateExtenderSpec checks what the schema cannot, or what it checks
+// validateExtenderSpec checks what the schema cannot, or what it checks
 // only when the CRD is installed as generated: the URL, the verbs, the
 // weight and the timeout.
-func ValidateExtenderSpec(spec *v1alpha1.ExtenderConfigSpec) *Refusal {
+func validateExtenderSpec(spec *v1alpha1.ExtenderConfigSpec) *Refusal {
 	u, err := url.Parse(spec.URLPrefix)
 	if err != nil {
 		return refuse(v1alpha1.ReasonInvalidSpec, "spec.urlPrefix %q: %v", spec.URLPrefix, err)
@@ -58,10 +58,10 @@ func ValidateExtenderSpec(spec *v1alpha1.ExtenderConfigSpec) *Refusal {
 	return nil
 }
 
-// UpstreamExtender builds the upstream extender configuration of ec, with
+// upstreamExtender builds the upstream extender configuration of ec, with
 // the TLS material of secret (nil when ec names none) inline.
-func UpstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (config.Extender, *Refusal) {
-	if r := ValidateExtenderSpec(&ec.Spec); r != nil {
+func upstreamExtender(ec *v1alpha1.ExtenderConfig, secret *corev1.Secret) (config.Extender, *Refusal) {
+	if r := validateExtenderSpec(&ec.Spec); r != nil {
 		return config.Extender{}, r
 	}
 	s := ec.Spec

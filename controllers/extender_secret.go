@@ -14,11 +14,11 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
-// DefaultExtenderSecretsNamespace is where the TLS Secrets of extenders
+// defaultExtenderSecretsNamespace is where the TLS Secrets of extenders
 // are read when Options.ExtenderSecretsNamespace is empty. The operator
 // sets the option to its own namespace; this default serves callers that
 // run outside a cluster.
-const DefaultExtenderSecretsNamespace = "default"
+const defaultExtenderSecretsNamespace = "default"
 
 // SecretsCacheByObject is the manager cache's ByObject option that keeps
 // only the Secrets of namespace: the operator neither lists nor watches a
@@ -32,7 +32,7 @@ func SecretsCacheByObject(namespace string) map[client.Object]cache.ByObject {
 
 func secretsNamespace(namespace string) string {
 	if namespace == "" {
-		return DefaultExtenderSecretsNamespace
+		return defaultExtenderSecretsNamespace
 	}
 	return namespace
 }
@@ -61,7 +61,7 @@ func extenderSecretKey(ec *v1alpha1.ExtenderConfig, namespace string) (key types
 // buildExtender builds the upstream extender of ec as the reconcilers
 // and the webhook do (through resolveExtender): it checks that the Secret ec names lives in
 // namespace (the extender-secrets namespace), reads it through c and
-// builds the extender with its TLS material inline (UpstreamExtender). A
+// builds the extender with its TLS material inline (upstreamExtender). A
 // refusal says what the user must change; err is a failed read, to retry.
 func buildExtender(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderConfig, namespace string) (config.Extender, *Refusal, error) {
 	key, ok, refusal := extenderSecretKey(ec, namespace)
@@ -69,7 +69,7 @@ func buildExtender(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderCo
 		return config.Extender{}, refusal, nil
 	}
 	if !ok {
-		ext, refusal := UpstreamExtender(ec, nil)
+		ext, refusal := upstreamExtender(ec, nil)
 		return ext, refusal, nil
 	}
 	// Messages name the Secret with the namespace it was looked up in.
@@ -82,6 +82,6 @@ func buildExtender(ctx context.Context, c client.Reader, ec *v1alpha1.ExtenderCo
 		}
 		secret = nil
 	}
-	ext, refusal := UpstreamExtender(resolved, secret)
+	ext, refusal := upstreamExtender(resolved, secret)
 	return ext, refusal, nil
 }

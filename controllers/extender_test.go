@@ -64,7 +64,7 @@ func TestUpstreamExtender(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			ec := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "e"}, Spec: tt.spec}
-			ext, refusal := UpstreamExtender(ec, tt.secret)
+			ext, refusal := upstreamExtender(ec, tt.secret)
 			if tt.reason != "" {
 				g.Expect(refusal).NotTo(BeNil())
 				t.Log(refusal.Message)

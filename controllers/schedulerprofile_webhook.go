@@ -21,12 +21,12 @@ const ProfileWebhookPath = "/validate-scheduling-profilescheduler-io-v1alpha1-sc
 
 // +kubebuilder:webhook:path=/validate-scheduling-profilescheduler-io-v1alpha1-schedulerprofile,mutating=false,failurePolicy=ignore,sideEffects=None,groups=scheduling.profilescheduler.io,resources=schedulerprofiles,verbs=create;update,versions=v1alpha1,name=vschedulerprofile.scheduling.profilescheduler.io,admissionReviewVersions=v1
 
-// ProfileValidator rejects, at admission, a SchedulerProfile whose
+// profileValidator rejects, at admission, a SchedulerProfile whose
 // framework cannot be built: it converts and validates the spec as the
 // reconciler does, then builds the framework in dry-run
 // (ProfileSet.Validate). References to ExtenderConfigs that do not exist
 // yet, and schedulerName conflicts, are left to the reconciler.
-type ProfileValidator struct {
+type profileValidator struct {
 	// Client reads ExtenderConfigs and their Secrets.
 	Client client.Reader
 	// Profiles builds frameworks in dry-run.
@@ -39,10 +39,10 @@ type ProfileValidator struct {
 	ExtenderSecretsNamespace string
 }
 
-var _ admission.Validator[*v1alpha1.SchedulerProfile] = &ProfileValidator{}
+var _ admission.Validator[*v1alpha1.SchedulerProfile] = &profileValidator{}
 
 // ValidateCreate checks a new profile.
-func (v *ProfileValidator) ValidateCreate(ctx context.Context, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
+func (v *profileValidator) ValidateCreate(ctx context.Context, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
 	return v.validate(ctx, sp)
 }
 
@@ -50,7 +50,7 @@ func (v *ProfileValidator) ValidateCreate(ctx context.Context, sp *v1alpha1.Sche
 // alone (labels, the controller's finalizer) are admitted, so that an
 // object created before the webhook was installed can still be managed and
 // deleted.
-func (v *ProfileValidator) ValidateUpdate(ctx context.Context, old, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
+func (v *profileValidator) ValidateUpdate(ctx context.Context, old, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
 	if !sp.DeletionTimestamp.IsZero() || equality.Semantic.DeepEqual(old.Spec, sp.Spec) {
 		return nil, nil
 	}
@@ -58,11 +58,11 @@ func (v *ProfileValidator) ValidateUpdate(ctx context.Context, old, sp *v1alpha1
 }
 
 // ValidateDelete admits every deletion.
-func (v *ProfileValidator) ValidateDelete(context.Context, *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
+func (v *profileValidator) ValidateDelete(context.Context, *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
+func (v *profileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerProfile) (admission.Warnings, error) {
 	var warnings admission.Warnings
 	if sp.EffectiveSchedulerName() == corev1.DefaultSchedulerName && !v.AllowDefaultScheduler {
 		return nil, v.invalid(sp, field.NewPath("spec", "schedulerName"), defaultSchedulerRefusal())
@@ -97,7 +97,7 @@ func (v *ProfileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 	return append(warnings, unusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins)...), nil
 }
 
-func (v *ProfileValidator) invalid(sp *v1alpha1.SchedulerProfile, path *field.Path, r *Refusal) error {
+func (v *profileValidator) invalid(sp *v1alpha1.SchedulerProfile, path *field.Path, r *Refusal) error {
 	return apierrors.NewInvalid(v1alpha1.GroupVersion.WithKind("SchedulerProfile").GroupKind(), sp.Name,
 		field.ErrorList{field.Invalid(path, field.OmitValueType{}, r.Reason+": "+r.Message)})
 }

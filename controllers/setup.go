@@ -58,7 +58,7 @@ type Options struct {
 	// ExtenderSecretsNamespace is the only namespace the TLS Secrets of
 	// ExtenderConfigs are read from (--extender-secrets-namespace); a
 	// secretRef without a namespace means this one, a secretRef naming
-	// another is refused. Empty means DefaultExtenderSecretsNamespace. The
+	// another is refused. Empty means defaultExtenderSecretsNamespace. The
 	// manager's cache should keep the Secrets of this namespace only
 	// (SecretsCacheByObject).
 	ExtenderSecretsNamespace string
@@ -101,9 +101,9 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	if opts.Webhook != nil {
-		v := &ProfileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins,
+		v := &profileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins,
 			ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
-		if err := SetupWebhook(mgr, v, *opts.Webhook); err != nil {
+		if err := setupWebhook(mgr, v, *opts.Webhook); err != nil {
 			return err
 		}
 	}

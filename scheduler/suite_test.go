@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
@@ -34,8 +35,10 @@ var (
 	env *envtest.Environment
 	// cs talks to the control plane; bindCalls counts the pods/binding
 	// POSTs made through it.
-	cs        kubernetes.Interface
-	restCfg   *rest.Config
+	cs      kubernetes.Interface
+	restCfg *rest.Config
+	// nodes creates Ready nodes through the shared fixture.
+	nodes     client.Client
 	bindCalls atomic.Int64
 	bindFails atomic.Int64
 )
@@ -59,6 +62,8 @@ var _ = BeforeSuite(func() {
 	restCfg.QPS, restCfg.Burst = 500, 1000
 	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return countBinds{rt} }
 	cs, err = kubernetes.NewForConfig(restCfg)
+	Expect(err).NotTo(HaveOccurred())
+	nodes, err = client.New(cfg, client.Options{})
 	Expect(err).NotTo(HaveOccurred())
 	for name, value := range map[string]int32{"low": 10, "high": 1000} {
 		_, err := cs.SchedulingV1().PriorityClasses().Create(context.Background(), &schedulingv1.PriorityClass{
@@ -201,43 +206,16 @@ func withLabels(kv ...string) nodeOption {
 // createNode creates a ready node with the given allocatable cpu and memory.
 func createNode(name, cpu, memory string, opts ...nodeOption) *v1.Node {
 	GinkgoHelper()
-	ctx := context.Background()
-	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}}
-	for _, o := range opts {
-		o(n)
-	}
-	created, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	res := v1.ResourceList{
+	n := testenv.Node(name, v1.ResourceList{
 		v1.ResourceCPU:    resource.MustParse(cpu),
 		v1.ResourceMemory: resource.MustParse(memory),
 		v1.ResourcePods:   resource.MustParse("110"),
+	})
+	for _, o := range opts {
+		o(n)
 	}
-	created.Status = v1.NodeStatus{
-		Capacity:    res,
-		Allocatable: res,
-		Phase:       v1.NodeRunning,
-		Conditions: []v1.NodeCondition{{
-			Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
-			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(),
-		}},
-	}
-	updated, err := cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	// Admission taints new nodes not-ready; without a node lifecycle
-	// controller nobody lifts it, so the test does.
-	var taints []v1.Taint
-	for _, t := range updated.Spec.Taints {
-		if t.Key != v1.TaintNodeNotReady {
-			taints = append(taints, t)
-		}
-	}
-	if len(taints) != len(updated.Spec.Taints) {
-		updated.Spec.Taints = taints
-		updated, err = cs.CoreV1().Nodes().Update(ctx, updated, metav1.UpdateOptions{})
-		Expect(err).NotTo(HaveOccurred())
-	}
-	return updated
+	Expect(testenv.CreateReadyNode(context.Background(), nodes, n)).To(Succeed())
+	return n
 }
 
 type podOption func(*v1.Pod)
