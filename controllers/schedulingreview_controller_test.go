@@ -189,9 +189,11 @@ var _ = Describe("SchedulingReview", func() {
 
 	It("answers what-if for the pending pods of a draft's schedulerName, lists its own namespace's pods only", func() {
 		other := createNamespace("review-other")
-		createPod(ns, "a", "sr-whatif")
-		createPod(ns, "b", "sr-whatif")
-		createPod(other, "c", "sr-whatif")
+		// The pods request nothing: pods other specs left bound may fill
+		// the suite's nodes, and then not all three would be placed.
+		createPod(ns, "a", "sr-whatif", requestingNothing)
+		createPod(ns, "b", "sr-whatif", requestingNothing)
+		createPod(other, "c", "sr-whatif", requestingNothing)
 		// A review answers from the scheduler's informers: ask again (a
 		// review is answered once) until they have seen the three pods.
 		var got *v1alpha1.SchedulingReview
