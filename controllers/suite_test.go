@@ -234,11 +234,13 @@ func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfig
 	}
 }
 
-// createNode creates a ready node with 4 CPUs, 8Gi and 110 pods.
+// createNode creates a ready node with 32 CPUs, 64Gi and 110 pods: room for
+// the 500m pods that specs bind and leave (envtest has no kubelet, so a
+// bound pod stays), whatever order the specs run in.
 func createNode(name string, labels map[string]string, taints []corev1.Taint) {
 	node := testenv.Node(name, corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("4"),
-		corev1.ResourceMemory: resource.MustParse("8Gi"),
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("64Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
 	})
 	for k, v := range labels {
