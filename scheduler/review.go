@@ -66,8 +66,8 @@ type Reviewer interface {
 	// Review runs the scheduling pipeline (PreFilter, Filter on every
 	// node, extenders, PreScore, Score, NormalizeScore, and dry-run
 	// preemption when nothing fits) on a private snapshot of the cache,
-	// with a private framework built from the serving profile (or the
-	// draft). It never runs Reserve, Permit or Bind, never changes the
+	// with a private framework built from the serving profile (once per
+	// generation, shared by its reviews) or from the draft (per review). It never runs Reserve, Permit or Bind, never changes the
 	// cache, the queue or any API object, and never blocks a scheduling
 	// cycle.
 	Review(ctx context.Context, req ReviewRequest) (*Review, error)
