@@ -247,7 +247,7 @@ func ttl(sr *v1alpha1.SchedulingReview) time.Duration {
 }
 
 // setupWithManager registers the reconciler. Reviews are answered one at
-// a time: each builds a framework and filters every node.
+// a time: each filters every node (a draft also builds its framework).
 func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now

@@ -22,9 +22,13 @@
 //
 // Reviews: a review takes a reference on the serving profile as a cycle
 // does (or takes a draft profile), brings the snapshot reviews share (one
-// at a time) up to date with the cache, and builds a framework of its own
-// from the same profile on that snapshot (its own waiting-pods map, no event recorder, no pod activator;
-// the queue is only read, as the nominator). It runs the cycle's shared
+// at a time) up to date with the cache, and evaluates with a framework
+// built from the same profile on that snapshot (its own waiting-pods map,
+// no event recorder, no pod activator; the queue is only read, as the
+// nominator). That framework is built once per live profile generation,
+// at its first review, shared by every later review of the generation and
+// closed with it (when its last reference goes after a swap or removal);
+// a draft review builds its own and closes it at its end. It runs the cycle's shared
 // steps (runPreFilter, filterNodes on every node, findNodesThatPassExtenders,
 // prioritizeNodes, the FailedScheduling message) and DefaultPreemption's
 // evaluator up to the choice of victims, never Reserve, Permit, Bind or an

@@ -34,3 +34,11 @@ func DefaultProfile(schedulerName string) (config.KubeSchedulerProfile, error) {
 	p.SchedulerName = schedulerName
 	return p, nil
 }
+
+// ReviewFrameworkBuilds is the number of frameworks built for reviews so
+// far.
+func (s *Scheduler) ReviewFrameworkBuilds() int64 { return s.reviewBuilds.Load() }
+
+// ReviewFrameworksOpen is the number of frameworks built for reviews and
+// not closed yet.
+func (s *Scheduler) ReviewFrameworksOpen() int64 { return s.reviewsOpen.Load() }

@@ -39,7 +39,8 @@ type profileMap map[string]*liveProfile
 type liveProfile struct {
 	fw      framework.Framework
 	applied Applied
-	// profile it was built from (reviews build their own framework from it).
+	// profile it was built from (reviews build their own framework from
+	// it, once per generation).
 	profile   Profile
 	events    []fwk.ClusterEvent
 	cancel    context.CancelFunc
@@ -49,6 +50,39 @@ type liveProfile struct {
 	refs    int
 	retired bool
 	closed  bool
+
+	// reviewMu guards review, the framework the reviews of this
+	// generation share (review.go): built at the first review, closed
+	// with the profile. It is a leaf lock; the build runs without it.
+	reviewMu     sync.Mutex
+	review       *reviewFramework
+	reviewClosed bool
+}
+
+// reviewFramework returns the review framework of this generation, nil if
+// none was built yet.
+func (p *liveProfile) reviewFramework() *reviewFramework {
+	p.reviewMu.Lock()
+	defer p.reviewMu.Unlock()
+	return p.review
+}
+
+// setReviewFramework makes rf the review framework of this generation and
+// closes the one it replaces. It returns false, keeping nothing, once the
+// profile is closed.
+func (p *liveProfile) setReviewFramework(rf *reviewFramework) bool {
+	p.reviewMu.Lock()
+	if p.reviewClosed {
+		p.reviewMu.Unlock()
+		return false
+	}
+	old := p.review
+	p.review = rf
+	p.reviewMu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return true
 }
 
 // acquire takes a reference for a cycle; it fails once the profile retired.
@@ -96,6 +130,13 @@ func (p *liveProfile) close(logger klog.Logger) {
 	}
 	p.cancel()
 	p.informers.removeHandlers()
+	p.reviewMu.Lock()
+	rf := p.review
+	p.review, p.reviewClosed = nil, true
+	p.reviewMu.Unlock()
+	if rf != nil {
+		rf.close()
+	}
 	logger.V(2).Info("Framework closed", "profile", p.applied.SchedulerName)
 }
 

@@ -66,8 +66,8 @@ type Reviewer interface {
 	// Review runs the scheduling pipeline (PreFilter, Filter on every
 	// node, extenders, PreScore, Score, NormalizeScore, and dry-run
 	// preemption when nothing fits) on a private snapshot of the cache,
-	// with a private framework built from the serving profile (or the
-	// draft). It never runs Reserve, Permit or Bind, never changes the
+	// with a private framework built from the serving profile (once per
+	// generation, shared by its reviews) or from the draft (per review). It never runs Reserve, Permit or Bind, never changes the
 	// cache, the queue or any API object, and never blocks a scheduling
 	// cycle.
 	Review(ctx context.Context, req ReviewRequest) (*Review, error)
@@ -173,10 +173,10 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, err
 	if req.Draft != nil {
 		// A draft that does not build is the answer, whatever the pod.
 		var err error
-		if rc, err = s.newReviewCycle(ctx, *req.Draft); err != nil {
+		if rc, err = s.startReviewCycle(ctx, req.Draft, nil); err != nil {
 			return nil, err
 		}
-		defer rc.close()
+		defer rc.end()
 	}
 	pod := req.Pod
 	if pod == nil && !req.PendingPods {
@@ -191,18 +191,19 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, err
 		if name == "" && pod != nil {
 			name = pod.Spec.SchedulerName
 		}
-		// Taken as a cycle takes it: a swap retires it, and it is closed
-		// once this review released it.
+		// Taken as a cycle takes it: a swap retires it, and it is closed,
+		// with the review framework of its generation, once this review
+		// released it.
 		lp := s.acquireProfile(name)
 		if lp == nil {
 			return nil, fmt.Errorf("%w: %q", ErrNotServing, name)
 		}
 		defer lp.release(logger)
 		var err error
-		if rc, err = s.newReviewCycle(ctx, lp.profile); err != nil {
+		if rc, err = s.startReviewCycle(ctx, nil, lp); err != nil {
 			return nil, err
 		}
-		defer rc.close()
+		defer rc.end()
 	}
 
 	out := &Review{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
@@ -228,9 +229,14 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, err
 	return out, err
 }
 
-// reviewCycle is a private framework on a private snapshot.
-type reviewCycle struct {
-	fw         framework.Framework
+// reviewFramework is a framework built for reviews on the snapshot reviews
+// share. A live profile's generation has one, built at its first review,
+// reused by every review of that generation and closed with it (or when
+// the reviews' snapshot is replaced); a draft review builds its own and
+// closes it at its end.
+type reviewFramework struct {
+	fw framework.Framework
+	// snapshot is the reviews' snapshot it was built on.
 	snapshot   *internalcache.Snapshot
 	cancel     context.CancelFunc
 	informers  *frameworkInformers
@@ -240,17 +246,76 @@ type reviewCycle struct {
 	notPreempting string
 	// draPostFilter: DynamicResources' PostFilter runs before preemption.
 	draPostFilter bool
-	startIndex    int
 	parent        *Scheduler
-	mutating      bool
 }
 
-// newReviewCycle brings the review snapshot up to date with the cache and
-// builds a framework for p on it; reviews take turns until close. The framework shares the scheduler's informers,
+// reviewCycle is one review: a review framework on the reviews' snapshot,
+// which the review holds (reviews.mu) until end.
+type reviewCycle struct {
+	*reviewFramework
+	// owned: the framework is the review's own (a draft's), closed at end.
+	owned      bool
+	startIndex int
+	parent     *Scheduler
+	mutating   bool
+}
+
+// startReviewCycle takes the snapshot reviews share (reviews take turns
+// on it until end), brings it up to date with the cache and returns a
+// cycle on it with the review framework of lp's generation, built now if
+// this is its first review, or with a framework built for draft.
+//
+// The cache's lock is held for UpdateSnapshot only, as a scheduling cycle
+// holds it: for the nodes that changed since the last review, not for a
+// copy of the whole cluster, and never across a framework build.
+func (s *Scheduler) startReviewCycle(ctx context.Context, draft *Profile, lp *liveProfile) (*reviewCycle, error) {
+	logger := klog.FromContext(ctx)
+	s.reviews.mu.Lock()
+	snapshot := s.reviews.snapshotLocked()
+	rc := &reviewCycle{owned: draft != nil, parent: s}
+	var err error
+	if draft != nil {
+		rc.reviewFramework, err = s.newReviewFramework(ctx, *draft, snapshot)
+	} else {
+		rc.reviewFramework, err = s.liveReviewFramework(ctx, lp, snapshot)
+	}
+	if err != nil {
+		s.reviews.mu.Unlock()
+		return nil, err
+	}
+	if err := s.cache.UpdateSnapshot(logger, snapshot); err != nil {
+		rc.end()
+		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
+	}
+	rc.startIndex = int(s.nextStartNodeIndex.Load())
+	return rc, nil
+}
+
+// liveReviewFramework returns the review framework of lp's generation on
+// snapshot, building it if there is none yet (or the one there is was
+// built on a snapshot since replaced). The caller holds reviews.mu and a
+// reference on lp.
+func (s *Scheduler) liveReviewFramework(ctx context.Context, lp *liveProfile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
+	if rf := lp.reviewFramework(); rf != nil && rf.snapshot == snapshot {
+		return rf, nil
+	}
+	rf, err := s.newReviewFramework(ctx, lp.profile, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if !lp.setReviewFramework(rf) {
+		rf.close()
+		return nil, fmt.Errorf("%w: %q was closed", ErrNotServing, lp.applied.SchedulerName)
+	}
+	return rf, nil
+}
+
+// newReviewFramework builds a framework for p on the reviews' snapshot. The framework shares the scheduler's informers,
 // client (for reads), nominator (read-only), CSI and DRA managers; it has
 // its own waiting-pods and pre-bind maps, no event recorder and no pod
-// activator, so nothing it does reaches the live scheduler.
-func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle, error) {
+// activator, so nothing it does reaches the live scheduler. The caller
+// holds reviews.mu.
+func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
 	logger := klog.FromContext(ctx)
 	prof := p.Config.DeepCopy()
 	name := prof.SchedulerName
@@ -263,17 +328,7 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 			return nil, &BuildError{err}
 		}
 	}
-	// Reviews take turns on one snapshot of their own, brought up to date
-	// with the cache's changes since the last review (and rid of what that
-	// one assumed on it): the cache's lock is held for the changed nodes
-	// only, not for a copy of the whole cluster.
-	s.reviews.mu.Lock()
-	snapshot := s.reviews.snapshotLocked()
-	if err := s.cache.UpdateSnapshot(logger, snapshot); err != nil {
-		s.reviews.mu.Unlock()
-		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
-	}
-
+	s.reviewBuilds.Add(1)
 	fctx, cancel := context.WithCancel(s.ctx)
 	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
 	fi := newFrameworkInformers(s.informerFactory)
@@ -302,26 +357,25 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 		s.buildMu.Unlock()
 		cancel()
 		fi.removeHandlers()
-		s.reviews.mu.Unlock()
 		return nil, &BuildError{fmt.Errorf("building framework for %q: %w", name, err)}
 	}
-	rc := &reviewCycle{
-		fw:         fw,
-		snapshot:   snapshot,
-		cancel:     cancel,
-		informers:  fi,
-		weights:    map[string]int32{},
-		startIndex: int(s.nextStartNodeIndex.Load()),
-		parent:     s,
+	rf := &reviewFramework{
+		fw:        fw,
+		snapshot:  snapshot,
+		cancel:    cancel,
+		informers: fi,
+		weights:   map[string]int32{},
+		parent:    s,
 	}
+	s.reviewsOpen.Add(1)
 	plugins := fw.ListPlugins()
 	for _, pl := range plugins.Score.Enabled {
-		rc.weights[pl.Name] = pl.Weight
+		rf.weights[pl.Name] = pl.Weight
 	}
-	err = rc.setUpPreemption(fctx, prof, plugins)
+	err = rf.setUpPreemption(fctx, prof, plugins)
 	s.buildMu.Unlock()
 	if err != nil {
-		rc.close()
+		rf.close()
 		return nil, &BuildError{err}
 	}
 	// A draft's plugins may have asked for informers nothing started yet.
@@ -330,11 +384,11 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 	defer cancelSync()
 	for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
 		if !ok {
-			rc.close()
+			rf.close()
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
 		}
 	}
-	return rc, nil
+	return rf, nil
 }
 
 // setUpPreemption builds a DefaultPreemption of the review's own, with the
@@ -344,7 +398,7 @@ func (s *Scheduler) newReviewCycle(ctx context.Context, p Profile) (*reviewCycle
 // returns Unschedulable without a reason, which leaves the message as
 // DefaultPreemption makes it; for a pod with claims it would deallocate a
 // claim, which a review does not do (the answer says so).
-func (rc *reviewCycle) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, plugins *config.Plugins) error {
+func (rf *reviewFramework) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, plugins *config.Plugins) error {
 	var others []string
 	found := false
 	for _, p := range plugins.PostFilter.Enabled {
@@ -352,14 +406,14 @@ func (rc *reviewCycle) setUpPreemption(ctx context.Context, prof *config.KubeSch
 		case p.Name == defaultpreemption.Name:
 			found = true
 		case p.Name == dynamicresources.Name && !found:
-			rc.draPostFilter = true
+			rf.draPostFilter = true
 		default:
 			others = append(others, p.Name)
 		}
 	}
 	switch {
 	case len(others) > 0:
-		rc.notPreempting = fmt.Sprintf("PostFilter plugins %v are not run in a review (only %s and %s)", others, dynamicresources.Name, defaultpreemption.Name)
+		rf.notPreempting = fmt.Sprintf("PostFilter plugins %v are not run in a review (only %s and %s)", others, dynamicresources.Name, defaultpreemption.Name)
 		return nil
 	case !found:
 		return nil
@@ -373,28 +427,38 @@ func (rc *reviewCycle) setUpPreemption(ctx context.Context, prof *config.KubeSch
 	if args == nil {
 		return fmt.Errorf("no args for %s in the defaulted profile", defaultpreemption.Name)
 	}
-	pl, err := defaultpreemption.New(ctx, args, rc.fw, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	pl, err := defaultpreemption.New(ctx, args, rf.fw, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
 	if err != nil {
 		return fmt.Errorf("initializing plugin %q: %w", defaultpreemption.Name, err)
 	}
-	rc.preemption = pl
+	rf.preemption = pl
 	return nil
 }
 
-// close closes the review's framework and hands the review snapshot to
-// the next review, with a bound pod it took off its node put back.
-func (rc *reviewCycle) close() {
-	if err := rc.fw.Close(); err != nil {
+// close closes the framework's plugins, cancels its context and removes
+// its informer handlers.
+func (rf *reviewFramework) close() {
+	if err := rf.fw.Close(); err != nil {
 		klog.Background().Error(err, "Closing the plugins of a review failed")
 	}
-	rc.cancel()
-	rc.informers.removeHandlers()
+	rf.cancel()
+	rf.informers.removeHandlers()
+	rf.parent.reviewsOpen.Add(-1)
+}
+
+// end hands the review snapshot to the next review, with a bound pod the
+// review took off its node put back, and closes a draft's framework.
+func (rc *reviewCycle) end() {
 	if rc.mutating {
 		if err := rc.snapshot.EndMutations(); err != nil {
-			// The next review starts from a new snapshot.
+			// The next review starts from a new snapshot (and builds the
+			// review frameworks it needs on it).
 			klog.Background().Error(err, "Restoring the review snapshot failed")
 			rc.parent.reviews.snapshot = nil
 		}
+	}
+	if rc.owned {
+		rc.reviewFramework.close()
 	}
 	rc.parent.reviews.mu.Unlock()
 }

@@ -328,6 +328,63 @@ var _ = Describe("SchedulingReview", func() {
 		GinkgoWriter.Printf("goroutines: baseline %d, after 200 reviews %d\n", baseline, runtime.NumGoroutine())
 	})
 
+	It("builds one review framework per profile generation, shared by its reviews and closed with it; a draft builds and closes its own", func() {
+		h := startScheduler()
+		name := uniqueName("review")
+		least := defaultProfile(name)
+		most := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
+			for i := range p.PluginConfig {
+				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
+					args.ScoringStrategy.Type = config.MostAllocated
+				}
+			}
+		})
+		h.apply(least)
+		createNode("busy", "4", "8Gi")
+		createNode("idle", "4", "8Gi")
+		createPod(newPod(h.ns, "ballast", name, "2", "4Gi", withNodeName("busy")))
+		Eventually(func() int {
+			n := h.sched.Cache().Dump().Nodes["busy"]
+			if n == nil {
+				return 0
+			}
+			return len(n.Pods)
+		}, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+		tmpl := newPod(h.ns, "web", name, "1", "1Gi")
+		Expect(h.sched.ReviewFrameworkBuilds()).To(BeZero())
+
+		// Every review of one generation shares one framework: a build per
+		// review is what made reviews slow the scheduling loop.
+		const reviews = 20
+		for range reviews {
+			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl}).Pod.SelectedNode).To(Equal("idle"))
+		}
+		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(1))
+		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+
+		// A new generation gets its own, built at its first review; the
+		// replaced one is closed with its generation.
+		h.apply(most)
+		for range reviews {
+			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl}).Pod.SelectedNode).To(Equal("busy"))
+		}
+		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(2))
+		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+
+		// Drafts build their own each time and close it.
+		for range 3 {
+			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &least}).Pod.SelectedNode).To(Equal("idle"))
+		}
+		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(5))
+		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+
+		// A removed profile closes its review framework too.
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		Expect(h.sched.ReviewFrameworksOpen()).To(BeZero())
+		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: tmpl})
+		Expect(err).To(MatchError(scheduler.ErrNotServing))
+	})
+
 	It("names the extender that rejects a node, adds its weighted priority, and predicts the bind", func() {
 		h := startScheduler()
 		name := uniqueName("review")

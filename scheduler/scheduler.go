@@ -55,7 +55,8 @@ import (
 // serializes framework builds, of Apply and of Validate alike, and is held
 // for the build alone, which waits for nothing: so Validate (admission's
 // dry-run) never waits for an Apply. buildMu and watchMu are never held
-// together. liveProfile.mu and the cache's lock are leaves. The live
+// together. liveProfile.mu, liveProfile.reviewMu and the cache's lock
+// are leaves. The live
 // profile set is an immutable map behind an atomic pointer, read once per
 // cycle without a lock. The cache and the queue survive every swap.
 type Scheduler struct {
@@ -105,6 +106,10 @@ type Scheduler struct {
 
 	// reviews is the snapshot reviews share, one at a time (review.go).
 	reviews reviewSnapshot
+	// reviewBuilds counts the frameworks built for reviews: one per live
+	// profile generation reviewed, one per draft review; reviewsOpen
+	// those not closed yet.
+	reviewBuilds, reviewsOpen atomic.Int64
 }
 
 var (
