@@ -75,10 +75,12 @@ const maxCABundleCerts = 16
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=profile-scheduler-validating-webhook,verbs=update;patch
 
-// setupWebhook registers v on the manager's webhook server at
-// ProfileWebhookPath and, with opts.SelfSigned, makes sure serving
-// certificates exist before the server starts and keeps them fresh.
-func setupWebhook(mgr ctrl.Manager, v *profileValidator, opts WebhookOptions) error {
+// setupWebhook registers pv on the manager's webhook server at
+// ProfileWebhookPath and ev at ExtenderWebhookPath and, with
+// opts.SelfSigned, makes sure serving certificates exist before the server
+// starts and keeps them fresh. The CA is merged into every webhook of the
+// one configuration (PatchCABundle), so both are trusted alike.
+func setupWebhook(mgr ctrl.Manager, pv *profileValidator, ev *extenderValidator, opts WebhookOptions) error {
 	srv := mgr.GetWebhookServer()
 	if opts.CertDir == "" {
 		if ds, ok := srv.(*webhook.DefaultServer); ok {
@@ -100,7 +102,8 @@ func setupWebhook(mgr ctrl.Manager, v *profileValidator, opts WebhookOptions) er
 			return err
 		}
 	}
-	srv.Register(ProfileWebhookPath, admission.WithValidator[*v1alpha1.SchedulerProfile](mgr.GetScheme(), v))
+	srv.Register(ProfileWebhookPath, admission.WithValidator[*v1alpha1.SchedulerProfile](mgr.GetScheme(), pv))
+	srv.Register(ExtenderWebhookPath, admission.WithValidator[*v1alpha1.ExtenderConfig](mgr.GetScheme(), ev))
 	return nil
 }
 

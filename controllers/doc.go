@@ -92,9 +92,19 @@
 // Missing ExtenderConfigs and schedulerName conflicts are not rejected there,
 // since GitOps tools apply objects in any order: the reconciler reports them.
 // The reconciler stays the source of truth when the webhook is not installed.
+//
 // The dry-run never waits for a reconcile's Apply, which may wait up to 30 s
 // for informers a new framework asked for: ProfileSet.Validate takes no lock
 // that Apply holds while it waits, so admission answers within its timeout.
+//
+// extenderValidator, served by the same server from the same
+// ValidatingWebhookConfiguration, does the same for ExtenderConfig without
+// any read: it refuses a spec.tlsConfig.secretRef naming a namespace other
+// than the extender-secrets namespace (extenderSecretKey, with the message
+// the status gives) and whatever validateExtenderSpec refuses. A Secret that
+// is missing or holds bad TLS material is left to the reconciler's status.
+// Both webhooks admit an update of metadata alone, so an object created
+// before they were installed can still be managed and deleted.
 //
 // Serving certificates come from a cert-manager-like tool when the
 // deployment mounts them into the webhook's cert directory. When the
@@ -102,11 +112,12 @@
 // generates a self-signed CA and a serving certificate for the webhook
 // Service's DNS names, writes tls.crt and tls.key into the cert directory
 // (the webhook server reloads them), and merges its CA into the caBundle of
-// the named ValidatingWebhookConfiguration. It renews both when a third of
-// their lifetime remains. Each replica has its own CA; none replaces the
-// bundle, each adds its CA when absent and drops expired or unparseable
-// certificates (the bundle is bounded), and checks again every minute and
-// after a rotation, so the API server trusts whichever replica it reaches.
+// every webhook of the named ValidatingWebhookConfiguration. It renews both
+// when a third of their lifetime remains. Each replica has its own CA; none
+// replaces the bundle, each adds its CA when absent and drops expired or
+// unparseable certificates (the bundle is bounded), and checks again every
+// minute and after a rotation, so the API server trusts whichever replica
+// it reaches.
 //
 // # Scheduling reviews
 //

@@ -49,8 +49,9 @@ type Options struct {
 	// readiness waits for the first reconcile of every profile that
 	// existed at start.
 	LeaderElection bool
-	// Webhook, when non-nil, registers the validating admission webhook for
-	// SchedulerProfile on the manager's webhook server.
+	// Webhook, when non-nil, registers the validating admission webhooks
+	// for SchedulerProfile and ExtenderConfig on the manager's webhook
+	// server.
 	Webhook *WebhookOptions
 	// Plugins describes the scheduler's out-of-tree plugins, so that a
 	// pluginConfig entry for one is accepted and its args validated.
@@ -67,7 +68,7 @@ type Options struct {
 // Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
 // field indexes they need, the readiness check "schedulerprofiles" (ready once
 // every profile existing at start has been reconciled) and, when
-// opts.Webhook is set, the validating webhook. It registers the metrics
+// opts.Webhook is set, the validating webhooks. It registers the metrics
 // the reconciler updates (metrics.go). Call it before mgr.Start.
 func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error {
 	if profiles == nil {
@@ -101,9 +102,10 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	if opts.Webhook != nil {
-		v := &profileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins,
+		pv := &profileValidator{Client: mgr.GetClient(), Profiles: profiles, AllowDefaultScheduler: opts.AllowDefaultScheduler, Plugins: opts.Plugins,
 			ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
-		if err := setupWebhook(mgr, v, *opts.Webhook); err != nil {
+		ev := &extenderValidator{ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
+		if err := setupWebhook(mgr, pv, ev, *opts.Webhook); err != nil {
 			return err
 		}
 	}

@@ -45,9 +45,9 @@ import (
 // stop and start again.
 
 const (
-	// admissionLabel selects the profiles the test webhook configuration
-	// sends to the webhook; the others exercise the controller path alone,
-	// as in a cluster without the webhook installed.
+	// admissionLabel selects the profiles and ExtenderConfigs the test
+	// webhook configuration sends to the webhooks; the others exercise the
+	// controller path alone, as in a cluster without the webhook installed.
 	admissionLabel = "profilescheduler.io/admission-test"
 	webhookConfig  = "profile-scheduler-test"
 	// secretsNamespace is the operator's extender-secrets namespace: the
@@ -209,12 +209,14 @@ func freePort() int {
 	return 0
 }
 
+// testWebhookConfiguration sends the SchedulerProfiles and ExtenderConfigs
+// labelled admissionLabel to the operator's webhooks, failing closed so a
+// spec sees every answer.
 func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfiguration {
-	url := fmt.Sprintf("https://127.0.0.1:%d%s", webhookPort, controllers.ProfileWebhookPath)
-	return &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: webhookConfig},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    "vschedulerprofile.scheduling.profilescheduler.io",
+	hook := func(name, path, resource string) admissionregistrationv1.ValidatingWebhook {
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", webhookPort, path)
+		return admissionregistrationv1.ValidatingWebhook{
+			Name:                    name,
 			AdmissionReviewVersions: []string{"v1"},
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
@@ -226,11 +228,18 @@ func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfig
 				Rule: admissionregistrationv1.Rule{
 					APIGroups:   []string{v1alpha1.GroupVersion.Group},
 					APIVersions: []string{v1alpha1.GroupVersion.Version},
-					Resources:   []string{"schedulerprofiles"},
+					Resources:   []string{resource},
 					Scope:       ptr.To(admissionregistrationv1.ClusterScope),
 				},
 			}},
-		}},
+		}
+	}
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: webhookConfig},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			hook("vschedulerprofile.scheduling.profilescheduler.io", controllers.ProfileWebhookPath, "schedulerprofiles"),
+			hook("vextenderconfig.scheduling.profilescheduler.io", controllers.ExtenderWebhookPath, "extenderconfigs"),
+		},
 	}
 }
 

@@ -77,7 +77,8 @@ type Options struct {
 	// means the pod's namespace.
 	ExtenderSecretsNamespace string
 
-	// Webhook, when set, serves the validating admission webhook.
+	// Webhook, when set, serves the validating admission webhooks of
+	// SchedulerProfile and ExtenderConfig.
 	Webhook *WebhookOptions
 
 	// SkipControllerNameValidation lets one process assemble the operator

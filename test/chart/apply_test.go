@@ -273,23 +273,38 @@ func checkServiceAccountRBAC(ctx context.Context, t *testing.T, c client.Client)
 }
 
 // checkWebhookFailurePolicy shows what the README says of failurePolicy: with
-// the operator unreachable, Ignore lets a profile in and Fail refuses it.
+// the operator unreachable, Ignore lets a profile and an ExtenderConfig in
+// and Fail refuses them.
 func checkWebhookFailurePolicy(ctx context.Context, t *testing.T, c client.Client, fieldOwner string) {
 	t.Helper()
 	g := NewWithT(t)
 	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "webhook-" + fieldOwner}}
 	g.Expect(c.Create(ctx, sp)).To(Succeed(), "failurePolicy Ignore lets the write through")
 	g.Expect(c.Delete(ctx, sp)).To(Succeed())
+	ec := extenderConfig("webhook-" + fieldOwner)
+	g.Expect(c.Create(ctx, ec)).To(Succeed(), "failurePolicy Ignore lets the write through")
+	g.Expect(c.Delete(ctx, ec)).To(Succeed())
 
 	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
 	g.Expect(c.Get(ctx, client.ObjectKey{Name: "profile-scheduler-validating-webhook"}, &vwc)).To(Succeed())
 	before := vwc.DeepCopy()
-	vwc.Webhooks[0].FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+	for i := range vwc.Webhooks {
+		vwc.Webhooks[i].FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+	}
 	g.Expect(c.Patch(ctx, &vwc, client.MergeFrom(before))).To(Succeed())
 	g.Eventually(func() error {
 		return c.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "webhook-fail-" + fieldOwner}})
 	}).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(
 		MatchError(ContainSubstring("vschedulerprofile.profilescheduler.io")), "failurePolicy Fail refuses the write")
+	g.Eventually(func() error {
+		return c.Create(ctx, extenderConfig("webhook-fail-"+fieldOwner))
+	}).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(
+		MatchError(ContainSubstring("vextenderconfig.profilescheduler.io")), "failurePolicy Fail refuses the write")
+}
+
+func extenderConfig(name string) *v1alpha1.ExtenderConfig {
+	return &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.ExtenderConfigSpec{URLPrefix: "http://127.0.0.1:1/ext", FilterVerb: "filter"}}
 }
 
 func TestServerSideApplyChart(t *testing.T) {

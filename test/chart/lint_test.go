@@ -170,16 +170,27 @@ func checkOperatorPod(t *testing.T, objs []*unstructured.Unstructured) {
 	g.Expect(vwcU).NotTo(BeNil())
 	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
 	g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(vwcU.Object, &vwc)).To(Succeed())
-	g.Expect(vwc.Webhooks).To(HaveLen(1))
-	w := vwc.Webhooks[0]
-	g.Expect(w.FailurePolicy).To(HaveValue(Equal(admissionregistrationv1.Ignore)))
-	g.Expect(w.ClientConfig.Service.Name).To(Equal(svcName))
-	g.Expect(w.ClientConfig.Service.Namespace).To(Equal(namespace))
-	g.Expect(w.ClientConfig.Service.Path).To(HaveValue(Equal("/validate-scheduling-profilescheduler-io-v1alpha1-schedulerprofile")))
-	g.Expect(w.ClientConfig.Service.Port).To(HaveValue(Equal(svc.Spec.Ports[0].Port)))
-	g.Expect(w.Rules).To(HaveLen(1))
-	g.Expect(w.Rules[0].Resources).To(Equal([]string{"schedulerprofiles"}))
-	g.Expect(w.Rules[0].Operations).To(ConsistOf(admissionregistrationv1.Create, admissionregistrationv1.Update))
+	// One webhook per kind, on the paths the operator serves, both failing
+	// open so that neither blocks a write (or an upgrade) while the
+	// operator is away.
+	g.Expect(vwc.Webhooks).To(HaveLen(2))
+	for i, want := range []struct{ name, path, resource string }{
+		{"vschedulerprofile.profilescheduler.io", "/validate-scheduling-profilescheduler-io-v1alpha1-schedulerprofile", "schedulerprofiles"},
+		{"vextenderconfig.profilescheduler.io", "/validate-scheduling-profilescheduler-io-v1alpha1-extenderconfig", "extenderconfigs"},
+	} {
+		w := vwc.Webhooks[i]
+		g.Expect(w.Name).To(Equal(want.name))
+		g.Expect(w.FailurePolicy).To(HaveValue(Equal(admissionregistrationv1.Ignore)), w.Name)
+		g.Expect(w.SideEffects).To(HaveValue(Equal(admissionregistrationv1.SideEffectClassNone)), w.Name)
+		g.Expect(w.ClientConfig.Service.Name).To(Equal(svcName))
+		g.Expect(w.ClientConfig.Service.Namespace).To(Equal(namespace))
+		g.Expect(w.ClientConfig.Service.Path).To(HaveValue(Equal(want.path)))
+		g.Expect(w.ClientConfig.Service.Port).To(HaveValue(Equal(svc.Spec.Ports[0].Port)))
+		g.Expect(w.Rules).To(HaveLen(1))
+		g.Expect(w.Rules[0].APIGroups).To(Equal([]string{"scheduling.profilescheduler.io"}))
+		g.Expect(w.Rules[0].Resources).To(Equal([]string{want.resource}))
+		g.Expect(w.Rules[0].Operations).To(ConsistOf(admissionregistrationv1.Create, admissionregistrationv1.Update))
+	}
 
 	// The metrics Service selects the pods and reaches the metrics port.
 	msU := find(objs, "Service", "profile-scheduler-metrics")
@@ -209,7 +220,27 @@ func TestChartDefaults(t *testing.T) {
 
 	fail := renderChart(t, "--set", "webhook.failurePolicy=Fail")
 	policy, _, _ := unstructured.NestedSlice(find(fail, "ValidatingWebhookConfiguration", "profile-scheduler-validating-webhook").Object, "webhooks")
-	g.Expect(policy[0]).To(HaveKeyWithValue("failurePolicy", "Fail"))
+	g.Expect(policy).To(HaveLen(2))
+	for _, w := range policy {
+		g.Expect(w).To(HaveKeyWithValue("failurePolicy", "Fail"))
+	}
+
+	// Every webhook gets the CA the same way: the given caBundle, or
+	// cert-manager's injector (which fills every webhook of the object).
+	own := find(renderChart(t, valueSets["webhook with its own certificate"]...), "ValidatingWebhookConfiguration", "profile-scheduler-validating-webhook")
+	hooks, _, _ := unstructured.NestedSlice(own.Object, "webhooks")
+	g.Expect(hooks).To(HaveLen(2))
+	for _, w := range hooks {
+		ca, _, _ := unstructured.NestedString(w.(map[string]any), "clientConfig", "caBundle")
+		g.Expect(ca).To(Equal("Zm9v"))
+	}
+	cm := find(renderChart(t, valueSets["webhook certificate from cert-manager"]...), "ValidatingWebhookConfiguration", "profile-scheduler-validating-webhook")
+	g.Expect(cm.GetAnnotations()).To(HaveKeyWithValue("cert-manager.io/inject-ca-from", namespace+"/"+releaseName+"-webhook"))
+	hooks, _, _ = unstructured.NestedSlice(cm.Object, "webhooks")
+	g.Expect(hooks).To(HaveLen(2))
+	for _, w := range hooks {
+		g.Expect(w).To(HaveKeyWithValue("clientConfig", Not(HaveKey("caBundle"))))
+	}
 }
 
 // requireGeneratedRole fails with the way out when controller-gen has not
