@@ -10,10 +10,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	upstream "k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -293,20 +295,7 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	fctx, cancel := context.WithCancel(s.ctx)
 	fctx = klog.NewContext(fctx, logger.WithValues("profile", name))
 	fi := newFrameworkInformers(s.informerFactory)
-	opts := append([]frameworkruntime.Option{
-		frameworkruntime.WithClientSet(s.client),
-		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
-		frameworkruntime.WithInformerFactory(fi),
-		frameworkruntime.WithSnapshotSharedLister(s.snapshot),
-		frameworkruntime.WithMutableSnapshotLister(s.snapshot),
-		frameworkruntime.WithParallelism(s.opts.parallelism),
-		frameworkruntime.WithExtenders(extenders),
-		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
-		frameworkruntime.WithPodNominator(s.queue),
-		frameworkruntime.WithPodActivator(s.queue),
-		frameworkruntime.WithPodGroupManager(s.cache),
-		frameworkruntime.WithEventRecorder(s.broadcaster.NewRecorder(scheme.Scheme, name)),
-	}, s.sharedHandles...)
+	opts := s.frameworkOptions(fi, s.snapshot, extenders, s.queue, s.broadcaster.NewRecorder(scheme.Scheme, name))
 	fw, err := frameworkruntime.NewFramework(fctx, s.registry, prof, opts...)
 	if err != nil {
 		cancel()
@@ -335,6 +324,28 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 // buildExtenders creates the HTTP extenders of a profile, ignorable ones
 // last (as upstream), and returns the extended resources they ask the
 // scheduler to ignore.
+// frameworkOptions are the options every framework of this scheduler is
+// built with. A live profile's and a review's differ only in what is passed
+// here: the snapshot its plugins read, who activates pods and where events
+// go (a review's reach nothing live).
+func (s *Scheduler) frameworkOptions(fi *frameworkInformers, snapshot *internalcache.Snapshot, extenders []fwk.Extender,
+	activator fwk.PodActivator, recorder events.EventRecorderLogger) []frameworkruntime.Option {
+	return append([]frameworkruntime.Option{
+		frameworkruntime.WithClientSet(s.client),
+		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
+		frameworkruntime.WithInformerFactory(fi),
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(snapshot),
+		frameworkruntime.WithParallelism(s.opts.parallelism),
+		frameworkruntime.WithExtenders(extenders),
+		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
+		frameworkruntime.WithPodNominator(s.queue),
+		frameworkruntime.WithPodActivator(activator),
+		frameworkruntime.WithPodGroupManager(s.cache),
+		frameworkruntime.WithEventRecorder(recorder),
+	}, s.sharedHandles...)
+}
+
 func buildExtenders(cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
 	var out, ignorable []fwk.Extender
 	var names, ignored []string

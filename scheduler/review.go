@@ -332,21 +332,7 @@ func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot 
 	fctx, cancel := context.WithCancel(s.ctx)
 	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
 	fi := newFrameworkInformers(s.informerFactory)
-	opts := append([]frameworkruntime.Option{
-		frameworkruntime.WithClientSet(s.client),
-		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
-		frameworkruntime.WithInformerFactory(fi),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
-		frameworkruntime.WithParallelism(s.opts.parallelism),
-		frameworkruntime.WithExtenders(extenders),
-		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
-		frameworkruntime.WithPodNominator(s.queue),
-		frameworkruntime.WithPodActivator(noActivation{}),
-		frameworkruntime.WithPodGroupManager(s.cache),
-		frameworkruntime.WithEventRecorder(discardEvents{}),
-	}, s.sharedHandles...)
-	opts = append(opts,
+	opts := append(s.frameworkOptions(fi, snapshot, extenders, noActivation{}, discardEvents{}),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()))
 	// Plugin constructors add indexers to the shared informers: builds
