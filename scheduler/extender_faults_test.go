@@ -1,7 +1,6 @@
 package scheduler_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,12 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	upstream "k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -144,30 +140,10 @@ func extenderCases() []*extenderCase {
 // serving one default profile under name, with the given extenders.
 func startUpstreamWith(name string, extenders ...config.Extender) {
 	GinkgoHelper()
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
-	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
-	factory := upstream.NewInformerFactory(cs, 0, nil)
 	prof, err := scheduler.DefaultProfile(name)
 	Expect(err).NotTo(HaveOccurred())
-	s, err := upstream.New(ctx, cs, factory, nil, profile.NewRecorderFactory(broadcaster),
-		upstream.WithProfiles(prof), upstream.WithExtenders(extenders...),
+	startUpstream(upstream.WithProfiles(prof), upstream.WithExtenders(extenders...),
 		upstream.WithPodInitialBackoffSeconds(1), upstream.WithPodMaxBackoffSeconds(2))
-	Expect(err).NotTo(HaveOccurred())
-	broadcaster.StartRecordingToSink(ctx.Done())
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
-	Expect(s.WaitForHandlersSync(ctx)).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.Run(ctx)
-	}()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done, 30*time.Second).Should(BeClosed())
-		broadcaster.Shutdown()
-		factory.Shutdown()
-	})
 }
 
 // podOutcome is "bound", or the reason and message of PodScheduled=False;

@@ -15,14 +15,15 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 )
 
-// startUpstream runs upstream kube-scheduler's scheduler (default profile,
-// "default-scheduler") in-process on the same control plane.
-func startUpstream() {
+// startUpstream runs upstream kube-scheduler's scheduler in-process on the
+// same control plane: by default one default profile, "default-scheduler";
+// opts change that as they would upstream.
+func startUpstream(opts ...upstream.Option) {
 	GinkgoHelper()
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
 	factory := upstream.NewInformerFactory(cs, 0, nil)
-	s, err := upstream.New(ctx, cs, factory, nil, profile.NewRecorderFactory(broadcaster))
+	s, err := upstream.New(ctx, cs, factory, nil, profile.NewRecorderFactory(broadcaster), opts...)
 	Expect(err).NotTo(HaveOccurred())
 	broadcaster.StartRecordingToSink(ctx.Done())
 	factory.Start(ctx.Done())
