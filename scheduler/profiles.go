@@ -275,22 +275,16 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	s.buildMu.Lock()
 	defer s.buildMu.Unlock()
 	logger := klog.FromContext(ctx)
-	prof := p.Config.DeepCopy()
-	name := prof.SchedulerName
-	if name == "" {
+	if p.Config.SchedulerName == "" {
 		return nil, errors.New("profile has no schedulerName")
 	}
-	extenders, names, ignored, err := buildExtenders(p.Extenders)
+	prof, extenders, names, err := prepareBuild(p)
 	if err != nil {
-		return nil, fmt.Errorf("extenders: %w", err)
+		return nil, err
 	}
+	name := prof.SchedulerName
 	for i := range extenders {
 		extenders[i] = instrumentExtender(name, extenders[i])
-	}
-	if len(ignored) > 0 {
-		if err := setIgnoredResources(prof, ignored); err != nil {
-			return nil, err
-		}
 	}
 	fctx, cancel := context.WithCancel(s.ctx)
 	fctx = klog.NewContext(fctx, logger.WithValues("profile", name))
@@ -321,9 +315,23 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	return lp, nil
 }
 
-// buildExtenders creates the HTTP extenders of a profile, ignorable ones
-// last (as upstream), and returns the extended resources they ask the
-// scheduler to ignore.
+// prepareBuild returns what a framework of p is built from: a copy of its
+// configuration, with the extended resources its extenders manage ignored
+// by NodeResourcesFit, and its HTTP extenders with their names.
+func prepareBuild(p Profile) (*config.KubeSchedulerProfile, []fwk.Extender, []string, error) {
+	prof := p.Config.DeepCopy()
+	extenders, names, ignored, err := buildExtenders(p.Extenders)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("extenders: %w", err)
+	}
+	if len(ignored) > 0 {
+		if err := setIgnoredResources(prof, ignored); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return prof, extenders, names, nil
+}
+
 // frameworkOptions are the options every framework of this scheduler is
 // built with. A live profile's and a review's differ only in what is passed
 // here: the snapshot its plugins read, who activates pods and where events
@@ -346,6 +354,9 @@ func (s *Scheduler) frameworkOptions(fi *frameworkInformers, snapshot *internalc
 	}, s.sharedHandles...)
 }
 
+// buildExtenders creates the HTTP extenders of a profile, ignorable ones
+// last (as upstream), and returns the extended resources they ask the
+// scheduler to ignore.
 func buildExtenders(cfgs []config.Extender) ([]fwk.Extender, []string, []string, error) {
 	var out, ignorable []fwk.Extender
 	var names, ignored []string

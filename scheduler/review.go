@@ -256,7 +256,6 @@ type reviewCycle struct {
 	// owned: the framework is the review's own (a draft's), closed at end.
 	owned      bool
 	startIndex int
-	parent     *Scheduler
 	mutating   bool
 }
 
@@ -272,7 +271,7 @@ func (s *Scheduler) startReviewCycle(ctx context.Context, draft *Profile, lp *li
 	logger := klog.FromContext(ctx)
 	s.reviews.mu.Lock()
 	snapshot := s.reviews.snapshotLocked()
-	rc := &reviewCycle{owned: draft != nil, parent: s}
+	rc := &reviewCycle{owned: draft != nil}
 	var err error
 	if draft != nil {
 		rc.reviewFramework, err = s.newReviewFramework(ctx, *draft, snapshot)
@@ -317,17 +316,11 @@ func (s *Scheduler) liveReviewFramework(ctx context.Context, lp *liveProfile, sn
 // holds reviews.mu.
 func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
 	logger := klog.FromContext(ctx)
-	prof := p.Config.DeepCopy()
-	name := prof.SchedulerName
-	extenders, _, ignored, err := buildExtenders(p.Extenders)
+	prof, extenders, _, err := prepareBuild(p)
 	if err != nil {
-		return nil, &BuildError{fmt.Errorf("extenders: %w", err)}
+		return nil, &BuildError{err}
 	}
-	if len(ignored) > 0 {
-		if err := setIgnoredResources(prof, ignored); err != nil {
-			return nil, &BuildError{err}
-		}
-	}
+	name := prof.SchedulerName
 	s.reviewBuilds.Add(1)
 	fctx, cancel := context.WithCancel(s.ctx)
 	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
