@@ -136,18 +136,26 @@ func TestConvertProfile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			p, refusal := convertProfile(profile("p", tt.spec), tt.extenders)
-			if tt.reason == "" {
-				g.Expect(refusal).To(BeNil())
-				tt.check(g, p)
-				return
-			}
-			g.Expect(refusal).NotTo(BeNil())
-			t.Log(refusal.Message)
-			g.Expect(refusal.Reason).To(Equal(tt.reason), refusal.Message)
-			for _, s := range tt.contains {
-				g.Expect(refusal.Message).To(ContainSubstring(s))
-			}
+			expectConverted(t, g, p, refusal, tt.reason, tt.contains, tt.check)
 		})
+	}
+}
+
+// expectConverted checks a conversion against a table case: with no reason
+// it is not refused and check passes on p; with one, it is refused for that
+// reason with a message holding each of contains.
+func expectConverted(t *testing.T, g Gomega, p *config.KubeSchedulerProfile, refusal *Refusal, reason string, contains []string, check func(Gomega, *config.KubeSchedulerProfile)) {
+	t.Helper()
+	if reason == "" {
+		g.Expect(refusal).To(BeNil())
+		check(g, p)
+		return
+	}
+	g.Expect(refusal).NotTo(BeNil())
+	t.Log(refusal.Message)
+	g.Expect(refusal.Reason).To(Equal(reason), refusal.Message)
+	for _, s := range contains {
+		g.Expect(refusal.Message).To(ContainSubstring(s))
 	}
 }
 

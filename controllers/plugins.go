@@ -49,6 +49,16 @@ func (p Plugins) known(name string) bool {
 	return InTree(name) || slices.Contains(p.OutOfTree, name)
 }
 
+// convert converts sp as every reconcile does: the upstream conversion,
+// defaulting and validation (convertProfile), then checkPluginConfig.
+func (p Plugins) convert(sp *v1alpha1.SchedulerProfile, extenders []config.Extender) (*config.KubeSchedulerProfile, *Refusal) {
+	prof, refusal := convertProfile(sp, extenders)
+	if refusal == nil {
+		refusal = p.checkPluginConfig(sp, prof)
+	}
+	return prof, refusal
+}
+
 // checkPluginConfig refuses what upstream's conversion and validation let
 // through in spec.pluginConfig: an entry naming a plugin that is in neither
 // registry (UnknownPlugin: its args would be silently ignored), and args of

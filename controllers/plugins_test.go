@@ -165,21 +165,8 @@ func TestPluginConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			sp := profile("p", tt.spec)
-			p, refusal := convertProfile(sp, nil)
-			if refusal == nil {
-				refusal = tt.plugins.checkPluginConfig(sp, p)
-			}
-			if tt.reason == "" {
-				g.Expect(refusal).To(BeNil())
-				tt.check(g, p)
-				return
-			}
-			g.Expect(refusal).NotTo(BeNil())
-			t.Log(refusal.Message)
-			g.Expect(refusal.Reason).To(Equal(tt.reason), refusal.Message)
-			for _, s := range tt.contains {
-				g.Expect(refusal.Message).To(ContainSubstring(s))
-			}
+			p, refusal := tt.plugins.convert(sp, nil)
+			expectConverted(t, g, p, refusal, tt.reason, tt.contains, tt.check)
 		})
 	}
 }

@@ -280,10 +280,7 @@ func (r *schedulerProfileReconciler) resolveExtenders(ctx context.Context, s *pr
 // checks that every pluginConfig entry names a registered plugin and that
 // out-of-tree args pass their validator.
 func (r *schedulerProfileReconciler) convert(_ context.Context, s *profileScope) error {
-	prof, refusal := convertProfile(s.profile, s.extenders)
-	if refusal == nil {
-		refusal = r.Plugins.checkPluginConfig(s.profile, prof)
-	}
+	prof, refusal := r.Plugins.convert(s.profile, s.extenders)
 	if refusal != nil {
 		s.refuse(refusal)
 		return nil

@@ -187,10 +187,7 @@ func (r *schedulingReviewReconciler) draft(ctx context.Context, sr *v1alpha1.Sch
 		}
 		extenders = append(extenders, ext)
 	}
-	prof, refusal := convertProfile(sp, extenders)
-	if refusal == nil {
-		refusal = r.Plugins.checkPluginConfig(sp, prof)
-	}
+	prof, refusal := r.Plugins.convert(sp, extenders)
 	if refusal != nil {
 		return nil, refusal, nil
 	}
