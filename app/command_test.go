@@ -19,6 +19,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
 	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 func newBoom(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
@@ -45,21 +46,7 @@ func TestCommandSurvivesAPanickingPlugin(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(local.CreateNodes(ctx, c, local.DefaultNodes()[:2])).To(Succeed())
 
-	cmd := NewCommand(WithPlugin("Boom", newBoom))
-	cmd.SetArgs([]string{"--kubeconfig=" + cluster.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0"})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("the operator stopped with %v", err)
-			}
-		case <-time.After(timeout):
-			t.Errorf("the operator did not stop within %v", timeout)
-		}
-	})
+	done := testenv.RunCommand(ctx, t, cancel, NewCommand(WithPlugin("Boom", newBoom)), cluster.Kubeconfig, timeout)
 
 	g.Expect(c.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "boom"}, Spec: v1alpha1.SchedulerProfileSpec{
 		Plugins: &v1alpha1.Plugins{Score: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "Boom"}}}},

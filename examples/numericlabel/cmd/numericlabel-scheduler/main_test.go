@@ -25,6 +25,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/app"
 	"github.com/profile-scheduler/profile-scheduler/examples/numericlabel"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 const (
@@ -72,21 +73,7 @@ func TestScheduler(t *testing.T) {
 		g.Expect(c.Patch(ctx, node, client.MergeFrom(base))).To(Succeed())
 	}
 
-	cmd := app.NewCommand(options()...)
-	cmd.SetArgs([]string{"--kubeconfig=" + cluster.Kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0"})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("the operator stopped with %v", err)
-			}
-		case <-time.After(timeout):
-			t.Errorf("the operator did not stop within %v", timeout)
-		}
-	})
+	done := testenv.RunCommand(ctx, t, cancel, app.NewCommand(options()...), cluster.Kubeconfig, timeout)
 
 	profile := func(name, args string, pluginConfigName ...string) *v1alpha1.SchedulerProfile {
 		pcName := numericlabel.Name
