@@ -174,6 +174,8 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 		podInfo.UnschedulablePlugins = fitError.Diagnosis.UnschedulablePlugins
 		podInfo.PendingPlugins = fitError.Diagnosis.PendingPlugins
 		logger.V(2).Info("Unable to schedule pod; no fit; waiting", "err", errMsg)
+	case errors.Is(err, errPodGroupUnschedulable):
+		logger.V(2).Info("Unable to schedule pod belonging to a pod group; waiting", "err", errMsg)
 	default:
 		utilruntime.HandleErrorWithContext(ctx, err, "Error scheduling pod; retrying")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
@@ -39,7 +40,73 @@ func (s *Scheduler) addPodAndNodeHandlers() error {
 	s.handlers = append(s.handlers, reg)
 	s.watched[fwk.Node] = true
 	s.watched[fwk.Pod] = true
+	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		reg, err = s.informerFactory.Scheduling().V1beta1().PodGroups().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    s.onPodGroupAdd,
+			UpdateFunc: s.onPodGroupUpdate,
+			DeleteFunc: s.onPodGroupDelete,
+		})
+		if err != nil {
+			return err
+		}
+		s.handlers = append(s.handlers, reg)
+		s.watched[fwk.PodGroup] = true
+	}
 	return nil
+}
+
+func (s *Scheduler) onPodGroupAdd(obj interface{}) {
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
+	pg, ok := obj.(*schedulingv1beta1.PodGroup)
+	if !ok {
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1beta1.PodGroup", "obj", obj)
+		return
+	}
+	logger.V(3).Info("Add event for pod group", "podGroup", klog.KObj(pg))
+	s.cache.AddPodGroup(pg)
+	s.queue.AddPodGroup(ctx, pg.Namespace, pg.Name)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: fwk.PodGroup, ActionType: fwk.Add}, nil, pg, nil)
+}
+
+func (s *Scheduler) onPodGroupUpdate(oldObj, newObj interface{}) {
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
+	oldPG, ok1 := oldObj.(*schedulingv1beta1.PodGroup)
+	newPG, ok2 := newObj.(*schedulingv1beta1.PodGroup)
+	if !ok1 || !ok2 {
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1beta1.PodGroup", "oldObj", oldObj, "newObj", newObj)
+		return
+	}
+	if oldPG.ResourceVersion == newPG.ResourceVersion {
+		return
+	}
+	logger.V(4).Info("Update event for pod group", "podGroup", klog.KObj(newPG))
+	s.cache.UpdatePodGroup(logger, oldPG, newPG)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: fwk.PodGroup, ActionType: fwk.Update}, oldPG, newPG, nil)
+}
+
+func (s *Scheduler) onPodGroupDelete(obj interface{}) {
+	ctx := s.ctx
+	logger := klog.FromContext(ctx)
+	var pg *schedulingv1beta1.PodGroup
+	switch t := obj.(type) {
+	case *schedulingv1beta1.PodGroup:
+		pg = t
+	case cache.DeletedFinalStateUnknown:
+		p, ok := t.Obj.(*schedulingv1beta1.PodGroup)
+		if !ok {
+			utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1beta1.PodGroup", "obj", t.Obj)
+			return
+		}
+		pg = p
+	default:
+		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1beta1.PodGroup", "obj", fmt.Sprintf("%T", obj))
+		return
+	}
+	logger.V(3).Info("Delete event for pod group", "podGroup", klog.KObj(pg))
+	s.cache.RemovePodGroup(logger, pg)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: fwk.PodGroup, ActionType: fwk.Delete}, pg, nil, nil)
 }
 
 func (s *Scheduler) onNodeAdd(obj interface{}) {

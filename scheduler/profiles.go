@@ -98,6 +98,14 @@ func (p *liveProfile) acquire() bool {
 	return true
 }
 
+// addRef takes one more reference for a caller that holds one already
+// (a pod group's cycle, for each member's binding cycle).
+func (p *liveProfile) addRef() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refs++
+}
+
 func (p *liveProfile) release(logger klog.Logger) {
 	p.mu.Lock()
 	p.refs--

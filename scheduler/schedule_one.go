@@ -45,15 +45,23 @@ type scheduleResult struct {
 	nominatingInfo *fwk.NominatingInfo
 }
 
-// scheduleOne pops one pod and runs its scheduling cycle on the framework
-// serving its schedulerName now; on success it starts the binding cycle on
-// the same framework.
+// scheduleOne pops one entity, a pod or a pod group, and schedules it.
 func (s *Scheduler) scheduleOne(ctx context.Context) {
-	logger := klog.FromContext(ctx)
-	podInfo := s.queue.Pop(ctx)
-	if podInfo == nil || podInfo.Pod == nil {
-		return
+	switch e := s.queue.Pop(ctx).(type) {
+	case *framework.QueuedPodGroupInfo:
+		s.scheduleOnePodGroup(ctx, e)
+	case *framework.QueuedPodInfo:
+		if e.Pod != nil {
+			s.scheduleOnePod(ctx, e)
+		}
 	}
+}
+
+// scheduleOnePod runs a pod's scheduling cycle on the framework serving its
+// schedulerName now; on success it starts the binding cycle on the same
+// framework.
+func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.QueuedPodInfo) {
+	logger := klog.FromContext(ctx)
 	pod := podInfo.Pod
 	logger = klog.LoggerWithValues(logger, "pod", klog.KObj(pod))
 	ctx = klog.NewContext(ctx, logger)
@@ -129,9 +137,21 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state fwk.CycleState, f
 	if !status.IsSuccess() {
 		return result, podInfo, status
 	}
-	assumed, status := s.assumeAndReserve(ctx, state, fw, podInfo, result)
+	assumed, status := s.prepareForBindingCycle(ctx, state, fw, podInfo, podsToActivate, result)
 	if !status.IsSuccess() {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, assumed, status
+	}
+	return result, assumed, nil
+}
+
+// prepareForBindingCycle applies a cycle's result in memory: assume,
+// Reserve, Permit (a waiting pod is added to the framework's waiting
+// pods), then activates the pods plugins asked for.
+func (s *Scheduler) prepareForBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, podsToActivate *framework.PodsToActivate, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
+	logger := klog.FromContext(ctx)
+	assumed, status := s.assumeAndReserve(ctx, state, fw, podInfo, result)
+	if !status.IsSuccess() {
+		return assumed, status
 	}
 	waitTime, permit := fw.RunPermitPlugins(ctx, state, assumed.Pod, result.suggestedHost)
 	if permit.IsWait() {
@@ -141,15 +161,15 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state fwk.CycleState, f
 			utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 		}
 		if permit.IsRejected() {
-			return scheduleResult{nominatingInfo: clearNominatedNode}, assumed, fwk.NewStatus(permit.Code()).WithError(singleNodeFitError(podInfo.Pod, result.suggestedHost, permit, true))
+			return assumed, fwk.NewStatus(permit.Code()).WithError(singleNodeFitError(podInfo.Pod, result.suggestedHost, permit, true))
 		}
-		return scheduleResult{nominatingInfo: clearNominatedNode}, assumed, permit
+		return assumed, permit
 	}
 	if len(podsToActivate.Map) != 0 {
 		s.queue.Activate(logger, podsToActivate.Map)
 		podsToActivate.Map = make(map[string]*v1.Pod)
 	}
-	return result, assumed, nil
+	return assumed, nil
 }
 
 // singleNodeFitError describes a rejection at Reserve, Permit or
@@ -186,6 +206,12 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleStat
 	if !errors.As(err, &fitError) {
 		logger.Error(err, "Error selecting node for pod")
 		return scheduleResult{nominatingInfo: clearNominatedNode}, fwk.AsStatus(err)
+	}
+	// A pod of a pod-group cycle gets no PostFilter: the group's
+	// PodGroupPostFilter runs at the end of the cycle and may set the
+	// nominating info then.
+	if state.IsPodGroupSchedulingCycle() {
+		return scheduleResult{nominatingInfo: nil}, fwk.NewStatus(fwk.Unschedulable).WithError(err)
 	}
 	if !fw.HasPostFilterPlugins() {
 		logger.V(3).Info("No PostFilter plugins are registered, so no preemption will be performed")
@@ -568,7 +594,15 @@ func (s *Scheduler) assumeAndReserve(ctx context.Context, state fwk.CycleState, 
 	logger := klog.FromContext(ctx)
 	assumed := podInfo.DeepCopy()
 	assumed.Pod.Spec.NodeName = result.suggestedHost
-	if err := s.cache.AssumePod(logger, assumed.Pod); err != nil {
+	// In a pod-group cycle the pod is assumed in the cycle's snapshot
+	// only, for the next members to see; the cache gets it once the whole
+	// group fits.
+	if state.IsPodGroupSchedulingCycle() {
+		if err := s.snapshot.AssumePod(assumed.PodInfo); err != nil {
+			logger.Error(err, "Scheduler snapshot AssumePod failed")
+			return assumed, fwk.AsStatus(err)
+		}
+	} else if err := s.cache.AssumePod(logger, assumed.Pod); err != nil {
 		logger.Error(err, "Scheduler cache AssumePod failed")
 		return assumed, fwk.AsStatus(err)
 	}
@@ -586,6 +620,18 @@ func (s *Scheduler) assumeAndReserve(ctx context.Context, state fwk.CycleState, 
 }
 
 func (s *Scheduler) unreserveAndForget(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
+	logger := klog.FromContext(ctx)
 	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
-	return s.cache.ForgetPod(klog.FromContext(ctx), assumed.Pod)
+	if !state.IsPodGroupSchedulingCycle() {
+		return s.cache.ForgetPod(logger, assumed.Pod)
+	}
+	if err := s.snapshot.ForgetPod(logger, assumed.Pod); err != nil {
+		return err
+	}
+	if nnn := assumed.Pod.Status.NominatedNodeName; nnn != "" {
+		// Assuming dropped the nomination; reverting the assumption
+		// restores it.
+		s.queue.AddNominatedPod(logger, assumed.PodInfo, &fwk.NominatingInfo{NominatedNodeName: nnn, NominatingMode: fwk.ModeOverride})
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/component-base/featuregate"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -126,6 +127,9 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := checkFeatureGates(); err != nil {
+		return nil, err
+	}
 	registry, err := newRegistry(o.outOfTreeRegistry)
 	if err != nil {
 		return nil, err
@@ -162,12 +166,19 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		s.ownBroadcaster = true
 	}
 
-	s.queue = queue.New(
+	s.cache = internalcache.New(ctx, nil,
+		utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
+		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
+	queueOpts := []queue.Option{
 		queue.WithClock(o.clock),
 		queue.WithPodBackoff(o.podInitialBackoff, o.podMaxBackoff),
 		queue.WithMaxInUnschedulable(o.maxInUnschedulable, o.unschedulableFlush),
 		queue.WithPodLister(s.podLister),
-	)
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		queueOpts = append(queueOpts, queue.WithPodGroups(s.cache.PodGroups()))
+	}
+	s.queue = queue.New(queueOpts...)
 
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		logger := klog.FromContext(ctx)
@@ -190,10 +201,6 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		s.resourceSliceTracker = tracker
 		s.draManager = dynamicresources.NewDRAManager(ctx, s.resourceClaimCache, tracker, informerFactory)
 	}
-	s.cache = internalcache.New(ctx, nil,
-		utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload),
-		utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
-
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
 	s.sharedHandles = []frameworkruntime.Option{
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
@@ -315,4 +322,19 @@ func (s *Scheduler) shutdown(logger klog.Logger) {
 		p.retire(logger)
 	}
 	untrackLive(s)
+}
+
+// unsupportedGates are alpha gates of pod-group scheduling this scheduler
+// does not implement: it refuses to start with them rather than schedule
+// groups differently from upstream.
+var unsupportedGates = []featuregate.Feature{features.CompositePodGroup, features.TopologyAwareWorkloadScheduling}
+
+// checkFeatureGates refuses the gates the scheduler does not implement.
+func checkFeatureGates() error {
+	for _, g := range unsupportedGates {
+		if utilfeature.DefaultFeatureGate.Enabled(g) {
+			return fmt.Errorf("feature gate %s is not supported: profile-scheduler schedules PodGroups (GenericWorkload) without composite groups or topology-aware placement; turn %s off", g, g)
+		}
+	}
+	return nil
 }

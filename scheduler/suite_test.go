@@ -55,7 +55,12 @@ func TestScheduler(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	e, cfg, err := testenv.Start()
+	// Pod groups (gang_test.go) need scheduling.k8s.io/v1beta1 served;
+	// the other specs do not see the difference.
+	e, cfg, err := testenv.Start(
+		testenv.WithAPIServerArg("feature-gates", "GenericWorkload=true"),
+		testenv.WithAPIServerArg("runtime-config", "scheduling.k8s.io/v1beta1=true"),
+	)
 	Expect(err).NotTo(HaveOccurred())
 	env = e
 	restCfg = rest.CopyConfig(cfg)

@@ -95,12 +95,14 @@ func (q *Queue) RemoveProfile(name string) int {
 	n := 0
 	for _, p := range pq.active.List() {
 		q.nominator.delete(p.Pod)
+		q.untrackMemberLocked(p.Pod)
 		n++
 	}
 	for _, p := range q.backoff.list() {
 		if p.Pod.Spec.SchedulerName == name {
 			q.backoff.delete(p)
 			q.nominator.delete(p.Pod)
+			q.untrackMemberLocked(p.Pod)
 			n++
 		}
 	}
@@ -108,6 +110,7 @@ func (q *Queue) RemoveProfile(name string) int {
 		if p.Pod.Spec.SchedulerName == name {
 			delete(q.unschedulable, k)
 			q.nominator.delete(p.Pod)
+			q.untrackMemberLocked(p.Pod)
 			n++
 		}
 	}

@@ -65,6 +65,16 @@ type Queue struct {
 	closed bool
 	// gated is how many unschedulable pods were gated at the last count.
 	gated int
+
+	// podGroups, when set, turns pod-group scheduling on (podgroups.go):
+	// the PodGroups the scheduler has observed.
+	podGroups fwk.PodGroupLister
+	// members maps a group to its queued members (pod key to
+	// schedulerName), in flight included.
+	members map[groupKey]map[string]string
+	// incomplete holds the keys of unschedulable pods that wait for
+	// their group's PodGroup to be observed.
+	incomplete map[groupKey]sets.Set[string]
 }
 
 var (
@@ -94,6 +104,11 @@ func WithPodLister(l listersv1.PodLister) Option {
 	return func(q *Queue) { q.nominator = newNominator(l) }
 }
 
+// WithPodGroups turns pod-group scheduling on (the GenericWorkload gate):
+// a popped pod that names a PodGroup comes out of Pop with its group's
+// queued members; l finds the PodGroups the scheduler has observed.
+func WithPodGroups(l fwk.PodGroupLister) Option { return func(q *Queue) { q.podGroups = l } }
+
 // New returns an empty queue serving no profile.
 func New(opts ...Option) *Queue {
 	q := &Queue{
@@ -107,6 +122,8 @@ func New(opts ...Option) *Queue {
 		profiles:           make(map[string]*profileQueue),
 		unschedulable:      make(map[string]*framework.QueuedPodInfo),
 		inFlight:           make(map[types.UID]int64),
+		members:            make(map[groupKey]map[string]string),
+		incomplete:         make(map[groupKey]sets.Set[string]),
 		popFromBackoff:     utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ),
 	}
 	for _, o := range opts {
@@ -200,6 +217,7 @@ func (q *Queue) Add(ctx context.Context, pod *v1.Pod) bool {
 	}
 	p := q.newQueuedPodInfo(pod)
 	q.nominator.add(logger, p.PodInfo, nil)
+	q.trackMemberLocked(pod)
 	q.moveToActiveLocked(ctx, p, framework.EventUnscheduledPodAdd.Label())
 	return true
 }
@@ -269,6 +287,7 @@ func (q *Queue) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
 	}
 	p := q.newQueuedPodInfo(newPod)
 	q.nominator.add(logger, p.PodInfo, nil)
+	q.trackMemberLocked(newPod)
 	q.moveToActiveLocked(ctx, p, framework.EventUnscheduledPodUpdate.Label())
 }
 
@@ -279,6 +298,10 @@ func (q *Queue) Delete(pod *v1.Pod) {
 	defer q.updateMetricsLocked()
 	key := podKey(pod)
 	q.nominator.delete(pod)
+	q.untrackMemberLocked(pod)
+	if g, ok := q.groupOf(pod); ok && q.incomplete[g] != nil {
+		q.incomplete[g].Delete(key)
+	}
 	for _, pq := range q.profiles {
 		if p, ok := pq.active.GetByKey(key); ok {
 			pq.active.Delete(p)
@@ -295,7 +318,11 @@ func (q *Queue) Delete(pod *v1.Pod) {
 // the highest priority, then the oldest timestamp, then the lowest
 // schedulerName; within a profile its QueueSort decides. The pod is in
 // flight until Done or AddUnschedulableIfNotPresent.
-func (q *Queue) Pop(ctx context.Context) *framework.QueuedPodInfo {
+//
+// The result is a *framework.QueuedPodInfo, or, for a pod that names a
+// PodGroup when pod-group scheduling is on, a *framework.QueuedPodGroupInfo
+// holding every queued member of the group, each in flight.
+func (q *Queue) Pop(ctx context.Context) framework.QueuedEntityInfo {
 	stop := context.AfterFunc(ctx, func() {
 		q.lock.Lock()
 		q.cond.Broadcast()
@@ -317,6 +344,14 @@ func (q *Queue) Pop(ctx context.Context) *framework.QueuedPodInfo {
 			p.Attempts++
 			q.inFlight[p.Pod.UID] = q.seq
 			q.updateMetricsLocked()
+			if g, ok := q.groupOf(p.Pod); ok {
+				group := q.takeGroupLocked(ctx, p, g)
+				if group == nil {
+					continue
+				}
+				q.updateMetricsLocked()
+				return group
+			}
 			return p
 		}
 		q.cond.Wait()

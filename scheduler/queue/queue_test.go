@@ -105,7 +105,15 @@ func popNow(t *testing.T, q *Queue) *framework.QueuedPodInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	return q.Pop(ctx)
+	e := q.Pop(ctx)
+	if e == nil {
+		return nil
+	}
+	p, ok := e.(*framework.QueuedPodInfo)
+	if !ok {
+		t.Fatalf("popped %T, want a pod", e)
+	}
+	return p
 }
 
 // nodeAdd is the event NodeWaiter asks for; usefulNode is a node its hint
