@@ -11,10 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	configv1 "k8s.io/kubernetes/pkg/scheduler/apis/config/v1"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
@@ -111,6 +114,54 @@ func unusedPluginConfig(pluginConfig []v1alpha1.PluginConfig, running *config.Pl
 		}
 	}
 	return out
+}
+
+// profileWarning is something a live generation does that its author may
+// not expect. Upstream accepts it, so it is not refused; it is said in
+// the Ready message, in admission warnings and in a Warning event.
+type profileWarning struct {
+	reason  string
+	message string
+}
+
+// profileWarnings lists the warnings of a generation that runs running
+// (as status.plugins lists it) with pluginConfig.
+func profileWarnings(pluginConfig []v1alpha1.PluginConfig, running *config.Plugins) []profileWarning {
+	var out []profileWarning
+	for _, m := range unusedPluginConfig(pluginConfig, running) {
+		out = append(out, profileWarning{reason: v1alpha1.EventUnusedPluginConfig, message: m})
+	}
+	if m := gangSchedulingIgnored(running); m != "" {
+		out = append(out, profileWarning{reason: v1alpha1.EventGangSchedulingDisabled, message: m})
+	}
+	return out
+}
+
+// warningMessages returns the messages of ws.
+func warningMessages(ws []profileWarning) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, w.message)
+	}
+	return out
+}
+
+// gangSchedulingIgnored says, when the GenericWorkload gate is on and the
+// profile does not run GangScheduling, that pod groups' minCount is
+// ignored: their pods are still scheduled in pod-group cycles, but nothing
+// holds a group back until minCount members are there or fit.
+func gangSchedulingIgnored(running *config.Plugins) string {
+	if running == nil || !utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		return ""
+	}
+	for _, ep := range extensionPoints(running) {
+		for _, pl := range ep.set.Enabled {
+			if pl.Name == names.GangScheduling {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("plugin %s is not enabled while the GenericWorkload feature gate is on: pod groups' minCount will be ignored under this profile", names.GangScheduling)
 }
 
 // argsMu serialises RegisterPluginArgs.

@@ -9,6 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
 
@@ -230,4 +233,18 @@ func TestReadyMessageNamesUnusedPluginConfig(t *testing.T) {
 	g.Expect(ready.Reason).To(Equal(v1alpha1.ReasonActive))
 	g.Expect(ready.Message).To(Equal(fmt.Sprintf(`generation 2 serves pods with schedulerName "p"; warning: %s`,
 		`spec.pluginConfig[1] configures plugin "InterPodAffinity", which this profile does not run`)))
+}
+
+func TestGangSchedulingIgnoredOnlyWithTheGateOn(t *testing.T) {
+	g := NewWithT(t)
+	without := &config.Plugins{Bind: config.PluginSet{Enabled: []config.Plugin{{Name: "DefaultBinder"}}}}
+	with := &config.Plugins{PreEnqueue: config.PluginSet{Enabled: []config.Plugin{{Name: "GangScheduling"}}}}
+	g.Expect(gangSchedulingIgnored(without)).To(BeEmpty(), "gate off: pod groups are not scheduled as groups at all")
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	g.Expect(gangSchedulingIgnored(with)).To(BeEmpty())
+	g.Expect(gangSchedulingIgnored(nil)).To(BeEmpty(), "nothing known to run: nothing to say")
+	g.Expect(profileWarnings([]v1alpha1.PluginConfig{{Name: "InterPodAffinity"}}, without)).To(Equal([]profileWarning{
+		{reason: v1alpha1.EventUnusedPluginConfig, message: `spec.pluginConfig[0] configures plugin "InterPodAffinity", which this profile does not run`},
+		{reason: v1alpha1.EventGangSchedulingDisabled, message: "plugin GangScheduling is not enabled while the GenericWorkload feature gate is on: pod groups' minCount will be ignored under this profile"},
+	}))
 }

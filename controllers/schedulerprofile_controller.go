@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -338,9 +337,8 @@ func (r *schedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 	}
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventActivated, "Apply",
 		"generation %d serves pods with schedulerName %q", sp.Generation, s.name)
-	if unused := unusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins); len(unused) > 0 {
-		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventUnusedPluginConfig, "Apply",
-			"generation %d: %s", sp.Generation, strings.Join(unused, "; "))
+	for _, w := range profileWarnings(sp.Spec.PluginConfig, applied.Plugins) {
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, w.reason, "Apply", "generation %d: %s", sp.Generation, w.message)
 	}
 	log.FromContext(ctx).Info("Profile live", "schedulerName", s.name, "generation", sp.Generation)
 	return nil

@@ -62,8 +62,8 @@ func profileStatus(st v1alpha1.SchedulerProfileStatus, o profileOutcome, now met
 	if o.Refusal == nil {
 		msg := fmt.Sprintf("generation %d serves pods with schedulerName %q", o.ActiveGeneration, o.SchedulerName)
 		if o.ActiveSpec != nil {
-			if unused := unusedPluginConfig(o.ActiveSpec.PluginConfig, o.Plugins); len(unused) > 0 {
-				msg += "; warning: " + strings.Join(unused, "; ")
+			if ws := profileWarnings(o.ActiveSpec.PluginConfig, o.Plugins); len(ws) > 0 {
+				msg += "; warning: " + strings.Join(warningMessages(ws), "; ")
 			}
 		}
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonActive, msg, now)

@@ -94,7 +94,7 @@ func (v *profileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 	if err != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec", "plugins"), buildRefusal(err))
 	}
-	return append(warnings, unusedPluginConfig(sp.Spec.PluginConfig, applied.Plugins)...), nil
+	return append(warnings, warningMessages(profileWarnings(sp.Spec.PluginConfig, applied.Plugins))...), nil
 }
 
 func (v *profileValidator) invalid(sp *v1alpha1.SchedulerProfile, path *field.Path, r *Refusal) error {

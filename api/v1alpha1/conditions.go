@@ -55,6 +55,10 @@ const (
 	// EventUnusedPluginConfig: a generation went live with a pluginConfig
 	// entry for a plugin it does not run (its args are not used).
 	EventUnusedPluginConfig = "UnusedPluginConfig"
+	// EventGangSchedulingDisabled: with the GenericWorkload feature gate
+	// on, a generation went live without the GangScheduling plugin, so the
+	// minCount of pod groups is ignored under it (upstream accepts it).
+	EventGangSchedulingDisabled = "GangSchedulingDisabled"
 )
 
 // SchedulingReview condition types.
