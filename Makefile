@@ -108,8 +108,8 @@ build: ## Build the operator binary, the kubectl-sp plugin, and the example bina
 	$(GO) build -o $(LOCALBIN)/numericlabel-scheduler ./examples/numericlabel/cmd/numericlabel-scheduler
 
 .PHONY: run
-run: envtest-assets build ## Run the operator on a local control plane it starts itself.
-	$(LOCALBIN)/profile-scheduler --local
+run: envtest-assets build ## Run the operator on a local control plane it starts itself (ARGS adds flags, e.g. ARGS=--feature-gates=GenericWorkload=true).
+	$(LOCALBIN)/profile-scheduler --local $(ARGS)
 
 .PHONY: help
 help:

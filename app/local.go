@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
@@ -24,7 +26,13 @@ func startLocal(ctx context.Context, o *options) (*local.Cluster, error) {
 	}
 	kubeconfig := filepath.Join(root, o.localDir, "kubeconfig")
 	logger.Info("Starting local control plane (etcd, kube-apiserver from bin/k8s)")
-	cluster, err := local.Start(kubeconfig)
+	var envOpts []testenv.Option
+	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		// The scheduler watches PodGroups: the API server serves them.
+		logger.Info("GenericWorkload is on: the control plane serves scheduling.k8s.io/v1beta1 (Workload, PodGroup)")
+		envOpts = append(envOpts, testenv.WithPodGroups())
+	}
+	cluster, err := local.Start(kubeconfig, envOpts...)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,8 @@
 // handlers go away with it; eventhandlers.go feeds the upstream cache and
 // the queue (package queue) from informers; schedule_one.go and binding.go
 // are the scheduling and binding cycles, following upstream's
-// schedule_one.go; metrics.go holds the profile metrics this package
+// schedule_one.go; schedule_one_podgroup.go is upstream's pod-group cycle
+// (GenericWorkload) for leaf PodGroups; metrics.go holds the profile metrics this package
 // produces (profile_scheduler_profile_swaps_total, _profile_swap_duration_seconds,
 // and _active_profiles, read from the live profile map when scraped) and
 // exposes upstream's scheduler_* metrics on the controller-runtime registry;
@@ -47,6 +48,11 @@
 // schedulerName once, at its start, and the binding cycle keeps it; a
 // replaced or removed framework is closed when its last reference goes. The
 // cache and the queue are shared by all frameworks and survive every swap.
+// A pod group's cycle takes one reference for the whole group, and each
+// member's binding cycle one more, so the group is placed, permitted and
+// bound by one generation: a swap never splits a group. Members that
+// arrive during the cycle are scheduled later, by the generation serving
+// then, in a cycle of their own (as upstream schedules late members).
 //
 // Admission never waits for a swap: Validate (the webhook's dry-run) takes
 // only the lock that serializes framework builds, never the one Apply holds

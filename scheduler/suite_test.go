@@ -57,10 +57,7 @@ func TestScheduler(t *testing.T) {
 var _ = BeforeSuite(func() {
 	// Pod groups (gang_test.go) need scheduling.k8s.io/v1beta1 served;
 	// the other specs do not see the difference.
-	e, cfg, err := testenv.Start(
-		testenv.WithAPIServerArg("feature-gates", "GenericWorkload=true"),
-		testenv.WithAPIServerArg("runtime-config", "scheduling.k8s.io/v1beta1=true"),
-	)
+	e, cfg, err := testenv.Start(testenv.WithPodGroups())
 	Expect(err).NotTo(HaveOccurred())
 	env = e
 	restCfg = rest.CopyConfig(cfg)

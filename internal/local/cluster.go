@@ -33,9 +33,10 @@ type Cluster struct {
 }
 
 // Start starts etcd and kube-apiserver from the local binaries, installs the
-// CRDs and writes an admin kubeconfig to kubeconfigPath.
-func Start(kubeconfigPath string) (*Cluster, error) {
-	env, cfg, err := testenv.Start()
+// CRDs and writes an admin kubeconfig to kubeconfigPath. opts configure the
+// API server (testenv.WithPodGroups).
+func Start(kubeconfigPath string, opts ...testenv.Option) (*Cluster, error) {
+	env, cfg, err := testenv.Start(opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,16 @@ func WithAPIServerArg(key string, values ...string) Option {
 	}
 }
 
+// WithPodGroups makes kube-apiserver serve scheduling.k8s.io/v1beta1
+// (Workload, PodGroup) with the GenericWorkload gate on, as a scheduler
+// run with --feature-gates=GenericWorkload=true needs.
+func WithPodGroups() Option {
+	return func(e *envtest.Environment) {
+		WithAPIServerArg("feature-gates", "GenericWorkload=true")(e)
+		WithAPIServerArg("runtime-config", "scheduling.k8s.io/v1beta1=true")(e)
+	}
+}
+
 // newEnvironment returns an environment, not started yet, on the local
 // binaries with the project's CRDs installed.
 func newEnvironment(opts ...Option) (*envtest.Environment, error) {

@@ -26,6 +26,8 @@
 //   - backoff.go: back-off timing, the back-off heaps and the loop that
 //     moves pods out when their back-off ends.
 //   - nominator.go: nominated pods per node (fwk.PodNominator).
+//   - podgroups.go: with the GenericWorkload gate on, Pop returns a pod of
+//     a PodGroup together with its group's queued members.
 //
 // Locking: one mutex, Queue.lock, guards every sub-queue; the nominator has
 // its own lock, always taken after Queue.lock. A method whose name ends in
