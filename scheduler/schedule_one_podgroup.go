@@ -132,7 +132,8 @@ func (s *Scheduler) handlePodGroupFailureBeforeScheduling(ctx context.Context, p
 
 // validatePodGroup checks, as upstream, that every member (queued or
 // already scheduled) has the same schedulerName, the group's priority and
-// the group's preemption policy; it returns the schedulerName.
+// the group's preemption policy, and that a profile serves that name; it
+// returns the schedulerName.
 func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string, error) {
 	schedulerName := ""
 	groupPriority := pgi.GetPriority()
@@ -179,6 +180,9 @@ func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string,
 		if err := validatePod(pod); err != nil {
 			return "", err
 		}
+	}
+	if !s.Serving(schedulerName) {
+		return "", fmt.Errorf("profile not found for scheduler name %q", schedulerName)
 	}
 	return schedulerName, nil
 }
