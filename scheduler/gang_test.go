@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // enableGenericWorkload turns the GenericWorkload gate on for one spec, in
@@ -214,6 +216,56 @@ var _ = Describe("Pod groups (GenericWorkload), side by side with upstream kube-
 		}
 	})
 
+	It("schedules a group whose PodGroup is being deleted, and holds one whose PodGroup is gone, as upstream", func() {
+		h := startScheduler()
+		startUpstream()
+		name := uniqueName("gang")
+		h.apply(defaultProfile(name))
+		createNode("g-big", "16", "32Gi")
+		ctx := context.Background()
+		pgs := cs.SchedulingV1beta1().PodGroups(h.ns)
+
+		for sched, prefix := range map[string]string{name: "ours", v1.DefaultSchedulerName: "theirs"} {
+			By(sched + ": deleted while its pods exist, the PodGroup stays (finalizer) and its group is scheduled")
+			terminating := prefix + "-terminating"
+			createPodGroup(h.ns, terminating, 3)
+			members := createGang(h.ns, terminating, terminating, sched, 2, "500m")
+			Expect(pgs.Delete(ctx, terminating, metav1.DeleteOptions{})).To(Succeed())
+			pg, err := pgs.Get(ctx, terminating, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(pg.DeletionTimestamp).NotTo(BeNil())
+			createPod(newPod(h.ns, terminating+"-2", sched, "500m", "1Gi", inGroup(terminating)))
+			for _, p := range append(members, terminating+"-2") {
+				waitBound(h.ns, p, 20*time.Second)
+			}
+
+			By(sched + ": once the PodGroup is gone, its pods wait for it")
+			gone := prefix + "-gone"
+			createPodGroup(h.ns, gone, 3)
+			members = createGang(h.ns, gone, gone, sched, 2, "500m")
+			Expect(pgs.Delete(ctx, gone, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(func() error {
+				pg, err := pgs.Get(ctx, gone, metav1.GetOptions{})
+				if err != nil {
+					return client.IgnoreNotFound(err)
+				}
+				pg.Finalizers = nil
+				_, err = pgs.Update(ctx, pg, metav1.UpdateOptions{})
+				if err == nil {
+					err = errors.New("finalizer removed, waiting for the deletion")
+				}
+				return err
+			}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
+			createPod(newPod(h.ns, gone+"-2", sched, "500m", "1Gi", inGroup(gone)))
+			members = append(members, gone+"-2")
+			Consistently(func() int { return boundOf(h.ns, members) }, 2*time.Second, 100*time.Millisecond).Should(BeZero(), sched)
+			createPodGroup(h.ns, gone, 3)
+			for _, p := range members {
+				waitBound(h.ns, p, 20*time.Second)
+			}
+		}
+	})
+
 	It("refuses a group whose members disagree, with upstream's message, and binds none of them", func() {
 		h := startScheduler()
 		startUpstream()
@@ -304,6 +356,7 @@ var _ = Describe("Pod groups and profile swaps", func() {
 		for i := range 8 {
 			createNode(fmt.Sprintf("gs-%d", i), "8", "32Gi")
 		}
+		failsBefore := bindFails.Load()
 		const groups, size = 24, 6
 		// Odd groups cannot fit on their own (a member asks for more than
 		// any node has), so they must stay wholly pending.
@@ -370,6 +423,7 @@ var _ = Describe("Pod groups and profile swaps", func() {
 		for g := 1; g < groups; g += 2 {
 			Expect(boundOf(h.ns, members[fmt.Sprintf("swap-%d", g)])).To(BeZero())
 		}
+		Expect(bindFails.Load()).To(Equal(failsBefore), "no binding was refused: no pod was bound twice")
 		GinkgoWriter.Printf("swaps during the run: %d\n", swaps)
 	})
 })
