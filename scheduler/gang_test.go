@@ -349,6 +349,19 @@ var _ = Describe("Pod groups (GenericWorkload), side by side with upstream kube-
 var _ = Describe("Pod groups and profile swaps", func() {
 	BeforeEach(enableGenericWorkload)
 
+	It("schedules a gang whose pods were created before their profile went live", func() {
+		h := startScheduler()
+		name := uniqueName("gang-late")
+		createNode("gl-1", "8", "16Gi")
+		createPodGroup(h.ns, "early", 4)
+		members := createGang(h.ns, "early", "early", name, 4, "1")
+		Consistently(func() int { return boundOf(h.ns, members) }, time.Second, 100*time.Millisecond).Should(BeZero())
+		h.apply(defaultProfile(name))
+		for _, p := range members {
+			waitBound(h.ns, p, 20*time.Second)
+		}
+	})
+
 	It("never binds a group partially while its profile is swapped under load", func() {
 		h := startScheduler()
 		name := uniqueName("gang-swap")

@@ -413,12 +413,19 @@ func (s *Scheduler) enqueuePending(ctx context.Context, name string) {
 		klog.FromContext(ctx).Error(err, "Listing pods failed")
 		return
 	}
-	n := 0
+	pending := make([]*v1.Pod, 0, len(pods))
 	for _, pod := range pods {
 		if pod.Spec.SchedulerName != name || pod.Spec.NodeName != "" ||
 			pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
 			continue
 		}
+		pending = append(pending, pod)
+		// Every member is counted before any is queued, so that a gang's
+		// PreEnqueue sees all of its members that exist.
+		s.cache.AddPodGroupMember(pod)
+	}
+	n := 0
+	for _, pod := range pending {
 		if s.queue.Add(ctx, pod) {
 			n++
 		}
