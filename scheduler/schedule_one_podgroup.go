@@ -485,7 +485,7 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 	fw := prof.fw
 	infos := pgi.QueuedPodInfos[pgKey(result.podGroupInfo)]
 	if len(result.podResults) != len(infos) {
-		logger.Error(errors.New("some pods were not processed"), "scheduling error for pod group", "podGroup", klog.KObj(result.podGroupInfo))
+		logger.Error(errors.New("some pods were not processed"), "Scheduling error for pod group", "podGroup", klog.KObj(result.podGroupInfo))
 		result.status = fwk.NewStatus(fwk.Error, "scheduling error for pod group, some pods were not processed")
 		result.podResults = nil
 		completePodGroupAlgorithmResult(ctx, infos, framework.NewCycleState(), result)
