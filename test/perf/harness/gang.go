@@ -120,6 +120,16 @@ func (r *Runner) gang(ctx context.Context, c *workloads.Case, e *env, s *workloa
 	if err != nil {
 		return g, err
 	}
+	g.tally(census, pending)
+	r.logf("gang: %d/%d measured groups bound, group bound after last member p50 %.0f / p99 %.0f ms; %d PodGroups, %d partially bound; %d of %d expected pending stayed pending",
+		g.GroupsBound, g.Groups, g.GroupBoundMillis.P50, g.GroupBoundMillis.P99, g.PodGroups, g.PartiallyBound, g.StayedPending, g.ExpectedPending)
+	return g, nil
+}
+
+// tally counts, over the census, the groups partially bound (some members
+// bound, but not all or fewer than minCount) and the groups of the steps in
+// pending (expected pending) with no member bound.
+func (g *GangRun) tally(census map[string]*groupState, pending map[string]bool) {
 	names := make([]string, 0, len(census))
 	for n := range census {
 		names = append(names, n)
@@ -141,9 +151,6 @@ func (r *Runner) gang(ctx context.Context, c *workloads.Case, e *env, s *workloa
 			}
 		}
 	}
-	r.logf("gang: %d/%d measured groups bound, group bound after last member p50 %.0f / p99 %.0f ms; %d PodGroups, %d partially bound; %d of %d expected pending stayed pending",
-		g.GroupsBound, g.Groups, g.GroupBoundMillis.P50, g.GroupBoundMillis.P99, g.PodGroups, g.PartiallyBound, g.StayedPending, g.ExpectedPending)
-	return g, nil
 }
 
 // groupState is one PodGroup as the API shows it: its step, minCount,
