@@ -6,6 +6,7 @@
 #   make bench-small                    quick run: small sizes, one run per case
 #   make bench BENCH_SCALE=scale        scheduler_perf's 5000-node sizes (about 3 h, an estimate)
 #   make bench BENCH_CASES=basic,swap   some cases only
+#   make bench BENCH_CASES=gang         pod groups (GenericWorkload on for that case)
 #   make bench BENCH_SCHEDULERS=upstream
 #   make bench BENCH_SET="basic.nodes=1000 swap.updates=100"
 #   make bench BENCH_REPEAT=1           one run per case (the default is 3: medians)

@@ -33,12 +33,15 @@ type ControlPlane struct {
 
 // StartControlPlane starts etcd and kube-apiserver from bin/k8s (or
 // $KUBEBUILDER_ASSETS) with the project's CRDs installed, and writes a
-// kubeconfig for them into dir. The harness's own clients get qps/burst.
-func StartControlPlane(dir string, qps float32, burst int) (*ControlPlane, error) {
+// kubeconfig for them into dir. The harness's own clients get qps/burst;
+// opts change kube-apiserver further (testenv.WithPodGroups for cases with
+// PodGroups).
+func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Option) (*ControlPlane, error) {
 	// No kubelet runs: without TaintNodesByCondition nodes are created as
 	// written, not tainted not-ready until a kubelet reports in (as in
 	// upstream's scheduler_perf). ServiceAccount stays off as envtest has it.
-	env, cfg, err := testenv.Start(testenv.WithAPIServerArg("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition"))
+	opts = append([]testenv.Option{testenv.WithAPIServerArg("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition")}, opts...)
+	env, cfg, err := testenv.Start(opts...)
 	if err != nil {
 		return nil, err
 	}

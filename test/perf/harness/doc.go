@@ -6,7 +6,10 @@
 // restart with a new configuration file for kube-scheduler, bare or as a
 // lease hand-over to a standby with leader election on) and the explain
 // case (SchedulingReviews timed from create to Complete, and a throughput
-// run with reviews created beside it; profile-scheduler only).
+// run with reviews created beside it; profile-scheduler only). Cases with
+// pod groups get PodGroups created before their members, the case's
+// feature gates on both schedulers, and a count of the groups each run left
+// partially bound or pending, read from the API.
 //
 // Each scheduler runs as its own process, one at a time, on fresh objects
 // (a new namespace, nodes deleted and recreated with the same names). The

@@ -20,7 +20,9 @@ const StepLabel = "bench.profilescheduler.io/step"
 // podRecord is what the watch saw of one pod. Times are when the harness
 // received the event.
 type podRecord struct {
-	step    string
+	step string
+	// group is the PodGroup the pod names, if any.
+	group   string
 	created time.Time
 	bound   time.Time
 	node    string
@@ -121,6 +123,9 @@ func (r *Recorder) observe(t watch.EventType, pod *corev1.Pod, now time.Time) {
 	rec, ok := r.pods[pod.Name]
 	if !ok {
 		rec = &podRecord{step: pod.Labels[StepLabel], created: now}
+		if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+			rec.group = *g.PodGroupName
+		}
 		r.pods[pod.Name] = rec
 		r.seen[rec.step]++
 		r.notify()
@@ -307,4 +312,40 @@ func (r *Recorder) Binds() []Bind {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Bind(nil), r.binds...)
+}
+
+// GroupTimes is what the watch saw of one PodGroup's members.
+type GroupTimes struct {
+	Members int
+	Bound   int
+	// LastCreated is when the last member appeared; LastBound when the
+	// last member was seen bound (zero until one is).
+	LastCreated time.Time
+	LastBound   time.Time
+}
+
+// Groups returns, per PodGroup named by pods of step, what the watch saw of
+// its members.
+func (r *Recorder) Groups(step string) map[string]GroupTimes {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]GroupTimes{}
+	for _, p := range r.pods {
+		if p.step != step || p.group == "" {
+			continue
+		}
+		g := out[p.group]
+		g.Members++
+		if p.created.After(g.LastCreated) {
+			g.LastCreated = p.created
+		}
+		if p.node != "" {
+			g.Bound++
+			if p.bound.After(g.LastBound) {
+				g.LastBound = p.bound
+			}
+		}
+		out[p.group] = g
+	}
+	return out
 }

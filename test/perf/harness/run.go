@@ -100,7 +100,9 @@ type Run struct {
 	Overcommitted []string `json:"overcommitted,omitempty"`
 	// Placement of the measured pods (cases with agreement only).
 	Placement map[string]string `json:"placement,omitempty"`
-	Error     string            `json:"error,omitempty"`
+	// Gang is what the run measured of its PodGroups (cases with groups).
+	Gang  *GangRun `json:"gang,omitempty"`
+	Error string   `json:"error,omitempty"`
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -114,6 +116,11 @@ type env struct {
 	ns    string
 	rec   *Recorder
 	nodes map[string]map[string]string // node name -> labels
+	// podGroups is set once the run created PodGroups.
+	podGroups bool
+	// measureStart is when the measured step began (the resume, in a
+	// throughput run).
+	measureStart time.Time
 }
 
 // prepare deletes the previous run's nodes, makes a namespace, creates the
@@ -156,6 +163,11 @@ func (r *Runner) cleanup(e *env) {
 	pods := r.CP.Core.CoreV1().Pods(e.ns)
 	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
 		r.logf("deleting pods of %s: %v", e.ns, err)
+	}
+	if e.podGroups {
+		if err := r.CP.Core.SchedulingV1beta1().PodGroups(e.ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			r.logf("deleting PodGroups of %s: %v", e.ns, err)
+		}
 	}
 	// No namespace controller runs: the namespace stays Terminating, empty.
 	_ = r.CP.Core.CoreV1().Namespaces().Delete(ctx, e.ns, metav1.DeleteOptions{})
@@ -466,7 +478,7 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 			})
 		case step.CreatePods != nil:
 			s := step.CreatePods
-			n, err := s.Count.Value(vals)
+			n, err := s.Pods(vals)
 			if err != nil {
 				return run, err
 			}
@@ -474,12 +486,26 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 			if err != nil {
 				return run, err
 			}
+			groups, err := s.Layout(vals)
+			if err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
+			if err := assignGroups(pods, groups); err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
+			if err := r.createPodGroups(ctx, e, s.Prefix, groups); err != nil {
+				return run, fmt.Errorf("step %d: %w", i, err)
+			}
 			if !s.Measure {
-				r.logf("%s: %d pods %s", run, n, s.Prefix)
+				if len(groups) > 0 {
+					r.logf("%s: %d pods %s in %d groups", run, n, s.Prefix, len(groups))
+				} else {
+					r.logf("%s: %d pods %s", run, n, s.Prefix)
+				}
 				if err := r.createPods(ctx, pods); err != nil {
 					return run, fmt.Errorf("step %d: %w", i, err)
 				}
-				if !s.SkipWait {
+				if !s.SkipWait && !s.ExpectPending {
 					if _, err := e.rec.WaitBound(ctx, s.Prefix, n, timeout, r.Stall); err != nil {
 						return run, fmt.Errorf("step %d: %w", i, err)
 					}
@@ -493,7 +519,13 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 			if mode == ModeLatency {
 				run.Rate = float64(rate)
 			}
-			if err := r.measure(ctx, c, e, run, sched, s.Prefix, pods, timeout); err != nil {
+			err = r.measure(ctx, c, e, run, sched, s.Prefix, pods, timeout)
+			if len(groups) > 0 && ctx.Err() == nil {
+				var gerr error
+				run.Gang, gerr = r.gang(ctx, c, e, s, vals)
+				err = errors.Join(err, gerr)
+			}
+			if err != nil {
 				return run, err
 			}
 		}
@@ -550,8 +582,10 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 			return err
 		}
 		t0 = time.Now()
+		e.measureStart = t0
 		resume()
 	case ModeLatency:
+		e.measureStart = t0
 		if err := r.createPodsAt(ctx, pods, run.Rate); err != nil {
 			return err
 		}

@@ -88,6 +88,9 @@ type KubeScheduler struct {
 	Settings   Settings
 	// ExtraArgs are appended to kube-scheduler's command line.
 	ExtraArgs []string
+	// FeatureGates, when set, is a --feature-gates flag for the next runs
+	// (the case's gates), put before ExtraArgs.
+	FeatureGates string
 	// LeaderElect runs kube-scheduler with leader election on a Lease
 	// (upstream's default durations: 15 s lease, 2 s retry), and makes
 	// Restart a hand-over: the new process starts and waits as a standby,
@@ -162,6 +165,9 @@ func (k *KubeScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerPro
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + certDir,
 		"--v=1",
+	}
+	if k.FeatureGates != "" {
+		args = append(args, k.FeatureGates)
 	}
 	p, err := StartProcess(k.Bin, append(args, k.ExtraArgs...), base+".log")
 	if err != nil {
@@ -255,6 +261,9 @@ type ProfileScheduler struct {
 	Client     client.WithWatch
 	// ExtraArgs are appended to the operator's command line.
 	ExtraArgs []string
+	// FeatureGates, when set, is a --feature-gates flag for the next runs
+	// (the case's gates), put before ExtraArgs.
+	FeatureGates string
 
 	run     string
 	proc    *Process
@@ -281,7 +290,7 @@ func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeScheduler
 	if err != nil {
 		return err
 	}
-	args := append([]string{
+	args := []string{
 		"--kubeconfig=" + o.Kubeconfig,
 		"--leader-elect=false",
 		"--metrics-bind-address=0",
@@ -289,7 +298,11 @@ func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeScheduler
 		"--kube-api-qps=" + strconv.FormatFloat(float64(o.Settings.QPS), 'f', -1, 32),
 		"--kube-api-burst=" + strconv.Itoa(o.Settings.Burst),
 		"--parallelism=" + strconv.Itoa(o.Settings.Parallelism),
-	}, o.ExtraArgs...)
+	}
+	if o.FeatureGates != "" {
+		args = append(args, o.FeatureGates)
+	}
+	args = append(args, o.ExtraArgs...)
 	p, err := StartProcess(o.Bin, args, filepath.Join(o.Dir, o.run+"-ours.log"))
 	if err != nil {
 		return err

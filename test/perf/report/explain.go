@@ -13,8 +13,8 @@ import (
 // share of the throughput without.
 const ExplainTarget = 0.95
 
-// explainCheck is one row of the targets table (see writeTargets).
-type explainCheck struct {
+// targetRow is one row of the targets table (see writeTargets).
+type targetRow struct {
 	what, target, got string
 	ok                bool
 }
@@ -121,16 +121,16 @@ func (r *Report) writeExplain(b *strings.Builder) {
 	}
 }
 
-// explainChecks are the explain rows of the targets table.
-func (r *Report) explainChecks() []explainCheck {
+// targetRows are the explain rows of the targets table.
+func (r *Report) targetRows() []targetRow {
 	x := r.explain()
 	if x == nil {
 		return nil
 	}
-	var checks []explainCheck
+	var checks []targetRow
 	for _, s := range x.Sizes {
 		c := s.Reviews
-		checks = append(checks, explainCheck{
+		checks = append(checks, targetRow{
 			what:   fmt.Sprintf("explain: create→Complete p50 / p99, %d nodes", s.Nodes),
 			target: "reported",
 			got:    fmt.Sprintf("%.0f / %.0f ms (%d of %d complete)", s.Millis.P50, s.Millis.P99, c.Complete, c.Created),
@@ -146,7 +146,7 @@ func (r *Report) explainChecks() []explainCheck {
 		case n == 1:
 			got = fmt.Sprintf("%.2f", v)
 		}
-		checks = append(checks, explainCheck{
+		checks = append(checks, targetRow{
 			what:   fmt.Sprintf("explain: throughput with %.0f reviews/s / without", x.Rate),
 			target: fmt.Sprintf(">= %.2f", ExplainTarget),
 			got:    got,

@@ -340,6 +340,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 
+	r.writeGang(b, cases)
 	if len(r.Swaps) > 0 {
 		r.writeSwap(b)
 	}
@@ -392,7 +393,10 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 			checks = append(checks, check{"swap: upstream lease hand-over gap (for comparison)", "reported", fmt.Sprintf("%.0f ms", u.LongestGapMillis), true})
 		}
 	}
-	for _, x := range r.explainChecks() {
+	for _, x := range r.gangChecks(cases) {
+		checks = append(checks, check(x))
+	}
+	for _, x := range r.targetRows() {
 		checks = append(checks, check(x))
 	}
 	if len(checks) == 0 {
@@ -461,8 +465,13 @@ func (r *Report) shortSteps(c string) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: %d of %d measured steps lasted under %.0f s (shortest %.1f s): add pods (-set %s.measuredPods=N) for steadier figures",
-		c, n, total, r.MinStepSeconds, shortest, c)
+	add := fmt.Sprintf("-set %s.measuredPods=N", c)
+	if _, ok := r.Params[c]["measuredPods"]; !ok && r.Params[c] != nil {
+		// The gang case counts groups, not pods.
+		add = fmt.Sprintf("-set %s.<count>=N", c)
+	}
+	return fmt.Sprintf("%s: %d of %d measured steps lasted under %.0f s (shortest %.1f s): add pods (%s) for steadier figures",
+		c, n, total, r.MinStepSeconds, shortest, add)
 }
 
 func runNote(r *harness.Run, repeated bool) string {

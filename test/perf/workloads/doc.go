@@ -2,6 +2,8 @@
 // per case (nodes, pods and the scheduling profile, with counts as named
 // parameters, a smaller set for quick runs and, for the cases upstream sizes
 // at 5000 nodes, a scale set at those sizes) and the node and pod
-// templates they instantiate, modelled on upstream scheduler_perf. It loads,
-// validates and renders them; it never talks to an API server.
+// templates they instantiate, modelled on upstream scheduler_perf. A
+// createPods step can make its pods the members of PodGroups (groups of a
+// size and minCount), in a case that turns the GenericWorkload gate on. It
+// loads, validates and renders them; it never talks to an API server.
 package workloads

@@ -112,6 +112,11 @@ type Case struct {
 	Agreement bool `json:"agreement,omitempty"`
 	// TimeoutSeconds bounds each wait for pods to be bound.
 	TimeoutSeconds Count `json:"timeoutSeconds"`
+	// FeatureGates are turned on (or off) on both schedulers for this
+	// case's runs, as --feature-gates. GenericWorkload=true also makes the
+	// harness's kube-apiserver serve scheduling.k8s.io/v1beta1 (PodGroup);
+	// a step with groups needs it.
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 
 	templates map[string]*template.Template
 }
@@ -137,9 +142,11 @@ type CreateNodes struct {
 }
 
 // CreatePods creates Count pods named Prefix-<index> from Template in the
-// run's namespace and waits until all are bound, unless SkipWait.
+// run's namespace and waits until all are bound, unless SkipWait. With
+// Groups, the pods are the members of PodGroups instead (Count is left
+// out): see Groups.
 type CreatePods struct {
-	Count    Count  `json:"count"`
+	Count    Count  `json:"count,omitzero"`
 	Prefix   string `json:"prefix"`
 	Template string `json:"template"`
 	// Measure makes this the measured step (exactly one per non-swap case).
@@ -150,7 +157,129 @@ type CreatePods struct {
 	Rate Count `json:"rate,omitzero"`
 	// SkipWait does not wait for the pods to be bound (unschedulable ones).
 	SkipWait bool `json:"skipWait,omitempty"`
+	// Groups puts the step's pods into PodGroups (scheduling.k8s.io/v1beta1,
+	// gang policy), each created before its members; the members name it in
+	// spec.schedulingGroup.podGroupName. Groups of the sets are interleaved
+	// (one of each set in turn), members of a group are consecutive pods.
+	Groups []GroupSet `json:"groups,omitempty"`
+	// ExpectPending marks pods (and groups) that must never be bound: the
+	// step does not wait for them, and the measured step's run counts how
+	// many of them stayed pending to its end. Not on a measured step.
+	ExpectPending bool `json:"expectPending,omitempty"`
 }
+
+// GroupSet is Count PodGroups of Size members each, named
+// <prefix>-g<index> (index over the step's groups). MinCount is the
+// groups' spec.schedulingPolicy.gang.minCount: Size when left out; above
+// Size, a group that never has enough members.
+type GroupSet struct {
+	Count    Count `json:"count"`
+	Size     Count `json:"size"`
+	MinCount Count `json:"minCount,omitzero"`
+}
+
+// Group is one PodGroup of a step: its name, its members (pods
+// First..First+Size-1 of the step) and its minCount.
+type Group struct {
+	Name     string
+	First    int
+	Size     int
+	MinCount int
+}
+
+// GroupName is the name of a step's index-th PodGroup.
+func GroupName(prefix string, index int) string { return prefix + "-g" + strconv.Itoa(index) }
+
+// Pods is how many pods the step creates: Count, or with Groups the sum of
+// their members.
+func (s *CreatePods) Pods(vals map[string]int) (int, error) {
+	if len(s.Groups) == 0 {
+		return s.Count.Value(vals)
+	}
+	groups, err := s.Layout(vals)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, g := range groups {
+		n += g.Size
+	}
+	return n, nil
+}
+
+// Layout returns the step's PodGroups in creation order (nil without
+// Groups): one group of each set in turn, so the sets are interleaved, and
+// each group's members consecutive.
+func (s *CreatePods) Layout(vals map[string]int) ([]Group, error) {
+	type set struct{ left, size, minCount int }
+	sets := make([]set, len(s.Groups))
+	for i, g := range s.Groups {
+		count, err := g.Count.Value(vals)
+		if err != nil {
+			return nil, fmt.Errorf("groups[%d].count: %w", i, err)
+		}
+		size, err := g.Size.Value(vals)
+		if err != nil {
+			return nil, fmt.Errorf("groups[%d].size: %w", i, err)
+		}
+		minCount, err := g.MinCount.Value(vals)
+		if err != nil {
+			return nil, fmt.Errorf("groups[%d].minCount: %w", i, err)
+		}
+		if count < 0 || size < 1 {
+			return nil, fmt.Errorf("groups[%d]: want count >= 0 and size >= 1, got %d and %d", i, count, size)
+		}
+		if minCount == 0 {
+			minCount = size
+		}
+		if minCount < 1 {
+			return nil, fmt.Errorf("groups[%d].minCount: want >= 1, got %d", i, minCount)
+		}
+		sets[i] = set{left: count, size: size, minCount: minCount}
+	}
+	var out []Group
+	for next := 0; ; {
+		added := false
+		for i := range sets {
+			if sets[i].left == 0 {
+				continue
+			}
+			sets[i].left--
+			out = append(out, Group{Name: GroupName(s.Prefix, len(out)), First: next, Size: sets[i].size, MinCount: sets[i].minCount})
+			next += sets[i].size
+			added = true
+		}
+		if !added {
+			return out, nil
+		}
+	}
+}
+
+// GenericWorkload is the feature gate that serves PodGroups and turns on
+// pod-group scheduling.
+const GenericWorkload = "GenericWorkload"
+
+// FeatureGatesFlag is the case's gates as one --feature-gates flag for the
+// schedulers' command lines, sorted by name; "" without gates.
+func (c *Case) FeatureGatesFlag() string {
+	if len(c.FeatureGates) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(c.FeatureGates))
+	for n := range c.FeatureGates {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.FormatBool(c.FeatureGates[n])
+	}
+	return "--feature-gates=" + strings.Join(parts, ",")
+}
+
+// PodGroups reports whether the case needs the PodGroup API (its
+// GenericWorkload gate is on).
+func (c *Case) PodGroups() bool { return c.FeatureGates[GenericWorkload] }
 
 // Churn recreates a node from Template every IntervalMillis while the
 // measured step runs: the new node is created, the previous one deleted.
@@ -232,7 +361,7 @@ func Load(fsys fs.FS) ([]*Case, error) {
 
 // order is the order cases run and appear in reports.
 var order = []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
-	"preemption", "unschedulable-churn", "mixed-churn", "placement", "swap"}
+	"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap"}
 
 func orderOf(name string) int {
 	if i := slices.Index(order, name); i >= 0 {
@@ -460,16 +589,16 @@ func (c *Case) validate() error {
 			if err := prefix(s.CreatePods.Prefix); err != nil {
 				return fmt.Errorf("step %d: %w", i, err)
 			}
-			if _, err := s.CreatePods.Count.Value(vals); err != nil {
-				return fmt.Errorf("step %d: %w", i, err)
+			if err := c.validateGroups(s.CreatePods, vals); err != nil {
+				return fmt.Errorf("step %d (%s): %w", i, s.CreatePods.Prefix, err)
 			}
 			if _, err := c.Pod(s.CreatePods.Template, d); err != nil {
 				return fmt.Errorf("step %d: %w", i, err)
 			}
 			if s.CreatePods.Measure {
 				measured++
-				if s.CreatePods.SkipWait {
-					return fmt.Errorf("step %d: a measured step waits for its pods", i)
+				if s.CreatePods.SkipWait || s.CreatePods.ExpectPending {
+					return fmt.Errorf("step %d: a measured step waits for its pods (no skipWait, no expectPending)", i)
 				}
 				rate, err := s.CreatePods.Rate.Value(vals)
 				if err != nil {
@@ -501,6 +630,13 @@ func (c *Case) validate() error {
 			}
 		}
 	}
+	if c.Swap != nil || c.Explain != nil {
+		for i, s := range c.Steps {
+			if s.CreatePods != nil && (len(s.CreatePods.Groups) > 0 || s.CreatePods.ExpectPending) {
+				return fmt.Errorf("step %d: groups and expectPending are for plain cases, not swap or explain", i)
+			}
+		}
+	}
 	if c.Swap != nil {
 		if measured != 0 {
 			return errors.New("a swap case measures its own load: no measured createPods step")
@@ -512,6 +648,32 @@ func (c *Case) validate() error {
 	}
 	if c.Explain != nil {
 		return c.validateExplain(vals, d)
+	}
+	return nil
+}
+
+// validateGroups checks a createPods step's count or groups: groups need
+// the GenericWorkload gate and replace count.
+func (c *Case) validateGroups(s *CreatePods, vals map[string]int) error {
+	if len(s.Groups) == 0 {
+		if s.ExpectPending {
+			return errors.New("expectPending counts groups: give the step groups")
+		}
+		_, err := s.Count.Value(vals)
+		return err
+	}
+	if s.Count != (Count{}) {
+		return errors.New("count and groups: leave count out, the groups' members are the pods")
+	}
+	if !c.PodGroups() {
+		return fmt.Errorf("groups need featureGates: {%s: true} (PodGroups are served and scheduled only with it)", GenericWorkload)
+	}
+	groups, err := s.Layout(vals)
+	if err != nil {
+		return err
+	}
+	if len(groups) == 0 {
+		return errors.New("groups: no group (every set has count 0)")
 	}
 	return nil
 }

@@ -182,7 +182,14 @@ func run(ctx context.Context, o options) error {
 	}
 
 	logger.Printf("starting the control plane")
-	cp, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst)
+	// kube-apiserver serves PodGroups only when a selected case has them:
+	// the other cases run on the API server they always had.
+	var cpOpts []testenv.Option
+	if slices.ContainsFunc(cases, (*workloads.Case).PodGroups) {
+		logger.Printf("serving scheduling.k8s.io/v1beta1 with %s on (PodGroups)", workloads.GenericWorkload)
+		cpOpts = append(cpOpts, testenv.WithPodGroups())
+	}
+	cp, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, cpOpts...)
 	if err != nil {
 		return err
 	}
@@ -207,6 +214,7 @@ func run(ctx context.Context, o options) error {
 		sched := byName[s]
 		up.SetRun(tag)
 		ours.SetRun(tag)
+		up.FeatureGates, ours.FeatureGates = c.FeatureGatesFlag(), c.FeatureGatesFlag()
 		if c.Swap != nil {
 			run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 			rep.Swaps = append(rep.Swaps, run)
