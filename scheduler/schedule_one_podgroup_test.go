@@ -7,6 +7,7 @@ package scheduler
 // composite pod groups are not supported here).
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -701,5 +702,24 @@ func TestSkipPodGroupPodSchedule(t *testing.T) {
 	}
 	if podGroupInfo.UnscheduledPods[0].Name != "p1" {
 		t.Errorf("Expected p1 to be left in unscheduled pods, got %s", podGroupInfo.UnscheduledPods[0].Name)
+	}
+}
+
+func TestAlphaPodGroupGatesAreRefusedAtStart(t *testing.T) {
+	if err := checkFeatureGates(); err != nil {
+		t.Fatalf("default gates: %v", err)
+	}
+	for _, gate := range unsupportedGates {
+		t.Run(string(gate), func(t *testing.T) {
+			featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+				features.GenericWorkload:                 true,
+				features.TopologyAwareWorkloadScheduling: true,
+				gate:                                     true,
+			})
+			_, err := New(clientsetfake.NewClientset(), informers.NewSharedInformerFactory(clientsetfake.NewClientset(), 0))
+			if err == nil || !strings.Contains(err.Error(), "feature gate "+string(gate)+" is not supported") {
+				t.Fatalf("New with %s on: got %v, want an error naming the gate", gate, err)
+			}
+		})
 	}
 }
