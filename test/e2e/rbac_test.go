@@ -14,12 +14,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -193,6 +195,33 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 			ContainSubstring(`controller_runtime_reconcile_total{controller="schedulerprofile"`),
 		))
 		// Stop it cleanly: it releases the lease for whoever comes next.
+		op.stop()
+	})
+
+	It("schedules a gang with GenericWorkload on, as the chart's ServiceAccount, and writes the PodGroup's condition", func(ctx SpecContext) {
+		op := startInstanceAs("rbac-gang", serviceAccount("profile-scheduler"), secretsNamespaceFlag,
+			"--feature-gates=GenericWorkload=true")
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-gang"}})).To(Succeed())
+		profileReady(ctx, "rbac-gang")
+		Expect(k8s.Create(ctx, &schedulingv1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gang"},
+			Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+				Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3},
+			}},
+		})).To(Succeed())
+		for i := range 3 {
+			p := pod(fmt.Sprintf("gang-%d", i), "rbac-gang")
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+			Expect(k8s.Create(ctx, p)).To(Succeed())
+		}
+		for i := range 3 {
+			podBound(ctx, fmt.Sprintf("gang-%d", i))
+		}
+		Eventually(func(g Gomega) {
+			var pg schedulingv1beta1.PodGroup
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gang"}, &pg)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(pg.Status.Conditions, "PodGroupInitiallyScheduled")).To(BeTrue())
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
 		op.stop()
 	})
 

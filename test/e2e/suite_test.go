@@ -67,6 +67,9 @@ var _ = BeforeSuite(func() {
 		testenv.WithAPIServerArg("audit-policy-file", policy),
 		testenv.WithAPIServerArg("audit-log-path", auditPath),
 		testenv.WithAPIServerArg("audit-log-mode", "blocking"),
+		// PodGroups are served for the gang spec; the other specs run the
+		// operator with the gate off, as by default.
+		testenv.WithPodGroups(),
 	)
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})
