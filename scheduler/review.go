@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/pprof"
 	"slices"
 	"sync"
 
@@ -164,7 +165,18 @@ type WhatIfPod struct {
 }
 
 // Review answers a review. See Reviewer.
-func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (*Review, error) {
+//
+// Its work, and the parallel Filter and Score workers it starts, carry the
+// pprof label work=review, so a CPU profile of the operator tells a
+// review's cost from the scheduling loop's.
+func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (out *Review, err error) {
+	pprof.Do(ctx, pprof.Labels("work", "review"), func(ctx context.Context) {
+		out, err = s.review(ctx, req)
+	})
+	return out, err
+}
+
+func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, error) {
 	if !s.HasSynced() {
 		return nil, ErrNotReady
 	}
