@@ -164,6 +164,16 @@ type WhatIfPod struct {
 	Message         string
 }
 
+// reviewParallelism is the parallelism of a review framework: its Filter
+// and Score passes and preemption's dry run run on one goroutine. A review
+// evaluates every node, twice the work of a cycle's sampled pass or more;
+// with the scheduler's parallelism (16 by default) its workers would take
+// every core from the scheduling cycle's own parallel passes for as long as
+// it runs. With one, a review never takes more than one core: the answer
+// is the same (each node's verdict and score do not depend on the order
+// nodes are evaluated in), it only takes longer on a big cluster.
+const reviewParallelism = 1
+
 // Review answers a review. See Reviewer.
 //
 // Its work, and the parallel Filter and Score workers it starts, carry the
@@ -339,7 +349,8 @@ func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot 
 	fi := newFrameworkInformers(s.informerFactory)
 	opts := append(s.frameworkOptions(fi, snapshot, extenders, noActivation{}, discardEvents{}),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()))
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithParallelism(reviewParallelism))
 	// Plugin constructors add indexers to the shared informers: builds
 	// take turns (buildMu), as Apply's and Validate's do.
 	s.buildMu.Lock()
@@ -458,11 +469,16 @@ func (rc *reviewCycle) end() {
 type reviewSnapshot struct {
 	mu       sync.Mutex
 	snapshot *internalcache.Snapshot
+	// made counts the snapshots made: one, unless restoring one failed.
+	// Every other review updates the one there is with the nodes that
+	// changed since the last review.
+	made int
 }
 
 func (r *reviewSnapshot) snapshotLocked() *internalcache.Snapshot {
 	if r.snapshot == nil {
 		r.snapshot = internalcache.NewEmptySnapshot()
+		r.made++
 	}
 	return r.snapshot
 }
