@@ -60,6 +60,11 @@ type ReviewRequest struct {
 	// schedulerName is PendingSchedulerName, in queue order.
 	PendingPods          bool
 	PendingSchedulerName string
+	// ScoredNodes, when above 0, bounds the feasible nodes listed with
+	// their per-plugin scores (PodReview.Feasible[i].Scores) to the first
+	// ScoredNodes in rank order; the others have their total only. Every
+	// feasible node is scored and ranked either way.
+	ScoredNodes int
 }
 
 // Reviewer answers scheduling reviews. *Scheduler implements it.
@@ -117,7 +122,8 @@ type PodReview struct {
 type NodeResult struct {
 	Name string
 	// Scores per score plugin (raw, normalized, weighted), then per
-	// prioritizing extender (weighted only).
+	// prioritizing extender (weighted only); nil beyond the first
+	// ReviewRequest.ScoredNodes nodes.
 	Scores []ScoreDetail
 	Total  int64
 	// Sampled is false when the real cycle, starting at StartNode and
@@ -238,6 +244,7 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		out.WhatIf, err = s.whatIf(ctx, rc, name)
 		return out, err
 	}
+	rc.scoredNodes = req.ScoredNodes
 	pod = pod.DeepCopy()
 	if pod.Spec.NodeName != "" {
 		// A bound pod is evaluated as if it were pending again, without
@@ -279,6 +286,9 @@ type reviewCycle struct {
 	owned      bool
 	startIndex int
 	mutating   bool
+	// scoredNodes bounds the feasible nodes listed with their scores
+	// (ReviewRequest.ScoredNodes); 0: all of them.
+	scoredNodes int
 }
 
 // startReviewCycle takes the snapshot reviews share (reviews take turns
@@ -600,16 +610,28 @@ func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodR
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
-	out.Feasible = make([]NodeResult, 0, len(scores))
-	for _, ns := range scores {
-		raw := make(map[string]int64, len(ns.RawScores))
-		for _, r := range ns.RawScores {
-			raw[r.Name] = r.Score
+	// The details of the listed nodes in one allocation: a slice and a
+	// map per feasible node were most of what a review allocated.
+	detailed := len(scores)
+	if rc.scoredNodes > 0 {
+		detailed = min(detailed, rc.scoredNodes)
+	}
+	n := 0
+	for _, ns := range scores[:detailed] {
+		n += len(ns.Scores)
+	}
+	details := make([]ScoreDetail, n)
+	out.Feasible = make([]NodeResult, len(scores))
+	for i, ns := range scores {
+		res := &out.Feasible[i]
+		*res = NodeResult{Name: ns.Name, Total: ns.TotalScore, Sampled: sampled[ns.Name]}
+		if i >= detailed || len(ns.Scores) == 0 {
+			continue
 		}
-		res := NodeResult{Name: ns.Name, Total: ns.TotalScore, Sampled: sampled[ns.Name]}
-		for _, sc := range ns.Scores {
+		res.Scores, details = details[:len(ns.Scores):len(ns.Scores)], details[len(ns.Scores):]
+		for j, sc := range ns.Scores {
 			d := ScoreDetail{Name: sc.Name, Weighted: sc.Score}
-			if r, ok := raw[sc.Name]; ok {
+			if r, ok := rawScore(ns.RawScores, j, sc.Name); ok {
 				d.Raw, d.Weight = r, rc.weights[sc.Name]
 				if d.Weight > 0 {
 					d.Normalized = sc.Score / int64(d.Weight)
@@ -617,9 +639,8 @@ func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodR
 			} else {
 				d.Extender = true
 			}
-			res.Scores = append(res.Scores, d)
+			res.Scores[j] = d
 		}
-		out.Feasible = append(out.Feasible, res)
 	}
 	if len(scores) > 1 && scores[0].Name != nominated {
 		tied := 1
@@ -631,6 +652,21 @@ func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodR
 		}
 	}
 	return nil
+}
+
+// rawScore is the raw score of plugin among a node's raw scores, which
+// the framework lists in the order of its weighted scores (extenders' come
+// after, with no raw score): at index i, unless a plugin was skipped.
+func rawScore(raw []fwk.PluginScore, i int, plugin string) (int64, bool) {
+	if i < len(raw) && raw[i].Name == plugin {
+		return raw[i].Score, true
+	}
+	for _, r := range raw {
+		if r.Name == plugin {
+			return r.Score, true
+		}
+	}
+	return 0, false
 }
 
 // sampling returns how many feasible nodes the real cycle looks for and
@@ -722,6 +758,8 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 		}
 		return 0
 	})
+	// Only the node each pod goes to is reported: no scores are listed.
+	rc.scoredNodes = 1
 	out := make([]WhatIfPod, 0, len(pending))
 	for _, qp := range pending {
 		if err := ctx.Err(); err != nil {

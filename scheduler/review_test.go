@@ -423,6 +423,21 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(r.Pod.Rejected).To(HaveLen(8))
 		Expect(r.Pod.Feasible[0].Total).To(BeNumerically(">", r.Pod.Feasible[1].Total), "the best node is unique")
 
+		By("listing the scores of the first ScoredNodes nodes only, with the same ranking")
+		short := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web", ScoredNodes: 3})
+		Expect(short.Pod.SelectedNode).To(Equal(r.Pod.SelectedNode))
+		Expect(short.Pod.Feasible).To(HaveLen(len(r.Pod.Feasible)))
+		for i, n := range short.Pod.Feasible {
+			Expect(n.Name).To(Equal(r.Pod.Feasible[i].Name))
+			Expect(n.Total).To(Equal(r.Pod.Feasible[i].Total))
+			if i < 3 {
+				Expect(n.Scores).To(Equal(r.Pod.Feasible[i].Scores))
+				Expect(n.Scores).NotTo(BeEmpty())
+			} else {
+				Expect(n.Scores).To(BeNil(), "node %d of the ranking", i)
+			}
+		}
+
 		ungate(h.ns, "web")
 		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(r.Pod.SelectedNode), "the cycle, on 16 workers, picks the node the review named")
 	})
