@@ -658,9 +658,10 @@ func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodR
 	return nil
 }
 
-// rawScore is the raw score of plugin among a node's raw scores, which
-// the framework lists in the order of its weighted scores (extenders' come
-// after, with no raw score): at index i, unless a plugin was skipped.
+// rawScore is the raw score of plugin among a node's raw scores. The
+// framework lists them in the order of the weighted scores (whose
+// extenders' scores come last and have no raw score), so it is at index i;
+// it is looked for by name otherwise.
 func rawScore(raw []fwk.PluginScore, i int, plugin string) (int64, bool) {
 	if i < len(raw) && raw[i].Name == plugin {
 		return raw[i].Score, true
@@ -762,7 +763,8 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 		}
 		return 0
 	})
-	// Only the node each pod goes to is reported: no scores are listed.
+	// Only the node each pod goes to is reported: no node's scores are
+	// listed but the first one's.
 	rc.scoredNodes = 1
 	out := make([]WhatIfPod, 0, len(pending))
 	for _, qp := range pending {
