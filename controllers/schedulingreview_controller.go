@@ -94,7 +94,8 @@ func (r *schedulingReviewReconciler) expire(ctx context.Context, sr *v1alpha1.Sc
 func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.SchedulingReview) (reviewOutcome, error) {
 	spec := sr.Spec
 	var out reviewOutcome
-	req := scheduler.ReviewRequest{PendingPods: spec.PendingPods, PendingSchedulerName: spec.SchedulerName}
+	// Status lists the scores of the first maxNodes feasible nodes only.
+	req := scheduler.ReviewRequest{PendingPods: spec.PendingPods, PendingSchedulerName: spec.SchedulerName, ScoredNodes: maxNodes(sr)}
 
 	switch {
 	case spec.Profile != "" && spec.ProfileSpec != nil:

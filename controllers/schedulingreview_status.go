@@ -48,16 +48,12 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 		setCondition(&st.Conditions, sr.Generation, v1alpha1.ConditionFailed, metav1.ConditionTrue, o.failure.Reason, o.failure.Message, now)
 		return st
 	}
-	maxNodes := 10
-	if sr.Spec.MaxNodes != nil {
-		maxNodes = int(*sr.Spec.MaxNodes)
-	}
 	r := o.review
 	st.SchedulerName = r.SchedulerName
 	st.SnapshotNodes = int32(r.SnapshotNodes)
 	msg := "evaluated on " + plural(r.SnapshotNodes, "node")
 	if r.Pod != nil {
-		st.Result = podResult(r.Pod, maxNodes)
+		st.Result = podResult(r.Pod, maxNodes(sr))
 		switch {
 		case st.Result.TiedNodes > 1:
 			msg += "; the pod would go to one of " + strconv.Itoa(int(st.Result.TiedNodes)) + " nodes with the best score, at random, such as " + st.Result.SelectedNode
@@ -73,6 +69,14 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 	}
 	setCondition(&st.Conditions, sr.Generation, v1alpha1.ConditionComplete, metav1.ConditionTrue, v1alpha1.ReasonAnswered, msg, now)
 	return st
+}
+
+// maxNodes is spec.maxNodes, 10 when unset.
+func maxNodes(sr *v1alpha1.SchedulingReview) int {
+	if sr.Spec.MaxNodes == nil {
+		return 10
+	}
+	return int(*sr.Spec.MaxNodes)
 }
 
 // podResult bounds a pod's review for status: the first maxNodes feasible

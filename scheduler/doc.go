@@ -35,7 +35,13 @@
 // evaluator up to the choice of victims, never Reserve, Permit, Bind or an
 // eviction. It never blocks the scheduling loop: it holds the cache's lock
 // only while copying the nodes that changed since the last review, as a
-// cycle's UpdateSnapshot does.
+// cycle's UpdateSnapshot does, and its framework runs its Filter and Score
+// passes on one goroutine (reviewParallelism), so a review takes at most
+// one core from the cycle's parallel passes. Only the first
+// ReviewRequest.ScoredNodes feasible nodes get their per-plugin scores
+// listed (every node is scored and ranked). A review's CPU carries the
+// pprof label work=review; review_bench_test.go times a review and a cycle
+// beside reviews.
 //
 // Extenders are upstream's HTTP extenders, per profile, and misbehave as
 // upstream's do: a filter that times out, answers a status other than 200,

@@ -3,10 +3,13 @@ package scheduler
 import (
 	"fmt"
 
+	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
@@ -42,3 +45,38 @@ func (s *Scheduler) ReviewFrameworkBuilds() int64 { return s.reviewBuilds.Load()
 // ReviewFrameworksOpen is the number of frameworks built for reviews and
 // not closed yet.
 func (s *Scheduler) ReviewFrameworksOpen() int64 { return s.reviewsOpen.Load() }
+
+// ReviewSnapshotsMade is the number of snapshots made for reviews so far.
+func (s *Scheduler) ReviewSnapshotsMade() int {
+	s.reviews.mu.Lock()
+	defer s.reviews.mu.Unlock()
+	return s.reviews.made
+}
+
+// FrameworkParallelism is the parallelism of the live framework serving
+// schedulerName and of the review framework of its generation (0 before
+// its first review): how many goroutines their Filter and Score passes
+// run on.
+func (s *Scheduler) FrameworkParallelism(schedulerName string) (live, review int) {
+	lp := s.acquireProfile(schedulerName)
+	if lp == nil {
+		return 0, 0
+	}
+	defer lp.release(klog.Background())
+	live = parallelismOf(lp.fw.Parallelizer())
+	if rf := lp.reviewFramework(); rf != nil {
+		review = parallelismOf(rf.fw.Parallelizer())
+	}
+	return live, review
+}
+
+// parallelismOf finds the parallelism p was made with: upstream's
+// Parallelizer keeps it in a field of its own.
+func parallelismOf(p fwk.Parallelizer) int {
+	for n := 1; n <= 1024; n++ {
+		if p == fwk.Parallelizer(parallelize.NewParallelizer(n)) {
+			return n
+		}
+	}
+	return -1
+}

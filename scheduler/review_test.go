@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -361,6 +362,10 @@ var _ = Describe("SchedulingReview", func() {
 		}
 		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(1))
 		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+		// And one snapshot, which each review updates with the nodes that
+		// changed since the last one, never a copy of the whole cluster
+		// per review.
+		Expect(h.sched.ReviewSnapshotsMade()).To(Equal(1))
 
 		// A new generation gets its own, built at its first review; the
 		// replaced one is closed with its generation.
@@ -377,12 +382,64 @@ var _ = Describe("SchedulingReview", func() {
 		}
 		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(5))
 		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+		Expect(h.sched.ReviewSnapshotsMade()).To(Equal(1), "every generation and draft reviews on the one snapshot")
 
 		// A removed profile closes its review framework too.
 		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
 		Expect(h.sched.ReviewFrameworksOpen()).To(BeZero())
 		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: tmpl})
 		Expect(err).To(MatchError(scheduler.ErrNotServing))
+	})
+
+	It("evaluates on one goroutine whatever the scheduler's parallelism, with the answer of the cycle's parallel passes", func() {
+		// A review filters and scores every node. With the scheduler's 16
+		// workers it took every core from the scheduling cycle's own
+		// parallel passes while it ran; with one it takes at most one.
+		h := startScheduler(scheduler.WithParallelism(16))
+		name := uniqueName("review")
+		h.apply(defaultProfile(name))
+		for i := range 40 {
+			cpus := 2 // too small for the pod
+			if i >= 8 {
+				cpus = 3 + i
+			}
+			createNode(fmt.Sprintf("n%02d", i), strconv.Itoa(cpus), "16Gi")
+		}
+		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(40))
+		live, review := h.sched.FrameworkParallelism(name)
+		Expect(live).To(Equal(16))
+		Expect(review).To(BeZero(), "no review framework before the first review")
+
+		createPod(newPod(h.ns, "web", name, "2500m", "1Gi", withGates("hold")))
+		var r *scheduler.Review
+		Eventually(func() (err error) {
+			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			return err
+		}, 10*time.Second, 20*time.Millisecond).Should(Succeed())
+		live, review = h.sched.FrameworkParallelism(name)
+		Expect(live).To(Equal(16), "the live framework keeps the scheduler's parallelism")
+		Expect(review).To(Equal(1))
+		Expect(r.Pod.Feasible).To(HaveLen(32), "the nodes with 2 CPUs are rejected")
+		Expect(r.Pod.Rejected).To(HaveLen(8))
+		Expect(r.Pod.Feasible[0].Total).To(BeNumerically(">", r.Pod.Feasible[1].Total), "the best node is unique")
+
+		By("listing the scores of the first ScoredNodes nodes only, with the same ranking")
+		short := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web", ScoredNodes: 3})
+		Expect(short.Pod.SelectedNode).To(Equal(r.Pod.SelectedNode))
+		Expect(short.Pod.Feasible).To(HaveLen(len(r.Pod.Feasible)))
+		for i, n := range short.Pod.Feasible {
+			Expect(n.Name).To(Equal(r.Pod.Feasible[i].Name))
+			Expect(n.Total).To(Equal(r.Pod.Feasible[i].Total))
+			if i < 3 {
+				Expect(n.Scores).To(Equal(r.Pod.Feasible[i].Scores))
+				Expect(n.Scores).NotTo(BeEmpty())
+			} else {
+				Expect(n.Scores).To(BeNil(), "node %d of the ranking", i)
+			}
+		}
+
+		ungate(h.ns, "web")
+		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(r.Pod.SelectedNode), "the cycle, on 16 workers, picks the node the review named")
 	})
 
 	It("names the extender that rejects a node, adds its weighted priority, and predicts the bind", func() {

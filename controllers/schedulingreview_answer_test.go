@@ -1,0 +1,65 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// recordingReviewer keeps the requests it gets and places every pod on
+// one node.
+type recordingReviewer struct{ reqs []scheduler.ReviewRequest }
+
+func (f *recordingReviewer) Review(_ context.Context, req scheduler.ReviewRequest) (*scheduler.Review, error) {
+	f.reqs = append(f.reqs, req)
+	return &scheduler.Review{SchedulerName: corev1.DefaultSchedulerName, SnapshotNodes: 1, Pod: &scheduler.PodReview{
+		Pod: req.Pod, SelectedNode: "n1", Feasible: []scheduler.NodeResult{{Name: "n1", Total: 1}},
+	}}, nil
+}
+
+// A review scores every node, but status lists the scores of
+// spec.maxNodes nodes only: the reconciler asks the scheduler for no more
+// (listing them for every feasible node was most of what a review
+// allocated).
+func TestReviewAsksForTheScoresStatusLists(t *testing.T) {
+	g := NewWithT(t)
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	c := fake.NewClientBuilder().WithScheme(scheme).
+		WithIndex(&v1alpha1.SchedulerProfile{}, indexSchedulerName, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.SchedulerProfile).EffectiveSchedulerName()}
+		}).Build()
+	reviewer := &recordingReviewer{}
+	r := &schedulingReviewReconciler{Client: c, Reviewer: reviewer, now: metav1.Now}
+
+	for _, tc := range []struct {
+		maxNodes *int32
+		want     int
+	}{{nil, 10}, {ptr.To[int32](3), 3}, {ptr.To[int32](500), 500}} {
+		sr := &v1alpha1.SchedulingReview{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "why"},
+			Spec: v1alpha1.SchedulingReviewSpec{
+				PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "pause"}}}},
+				MaxNodes:    tc.maxNodes,
+			},
+		}
+		out, err := r.answer(context.Background(), sr)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.failure).To(BeNil())
+		g.Expect(reviewer.reqs).NotTo(BeEmpty())
+		g.Expect(reviewer.reqs[len(reviewer.reqs)-1].ScoredNodes).To(Equal(tc.want), "spec.maxNodes %v", tc.maxNodes)
+		g.Expect(reviewStatus(sr, out, metav1.Now()).Result.SelectedNode).To(Equal("n1"))
+	}
+}

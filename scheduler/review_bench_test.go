@@ -1,0 +1,211 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// The benchmarks of this file measure what a review costs, and what
+// reviews beside a scheduling cycle cost it, without an API server: a
+// scheduler on a fake clientset with the benchmark's cluster (test/perf's
+// basic case: nodes of 4 CPU / 32Gi / 110 pods in three zones, pods of
+// 100m / 500Mi), the live profile upstream's default.
+//
+//	go test ./scheduler/ -run '^$' -bench Review -benchmem -cpu 2
+
+// benchCluster is a started scheduler serving benchSchedulerName on nodes
+// nodes with pods bound pods, spread round robin.
+func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
+	b.Helper()
+	const name = "bench"
+	cs := fake.NewClientset()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	for i := range nodes {
+		n := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i), Labels: map[string]string{
+				v1.LabelHostname:       fmt.Sprintf("node-%d", i),
+				v1.LabelOSStable:       "linux",
+				v1.LabelTopologyZone:   fmt.Sprintf("zone-%d", i%3),
+				v1.LabelTopologyRegion: "region-1",
+			}},
+			Status: v1.NodeStatus{
+				Capacity:    benchResources("4", "32Gi", "110"),
+				Allocatable: benchResources("4", "32Gi", "110"),
+				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+				Phase:       v1.NodeRunning,
+			},
+		}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range pods {
+		p := benchPod(fmt.Sprintf("init-%d", i), name)
+		p.Spec.NodeName = fmt.Sprintf("node-%d", i%nodes)
+		if _, err := cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := New(cs, informers.NewSharedInformerFactory(cs, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	prof, err := DefaultProfile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, Profile{Config: prof}); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := s.Start(ctx); err != nil {
+			b.Error(err)
+		}
+	}()
+	b.Cleanup(func() { cancel(); <-done })
+	deadline := time.Now().Add(time.Minute)
+	for !s.HasSynced() || s.cache.NodeCount() < nodes || benchPodCount(s) < pods {
+		if time.Now().After(deadline) {
+			b.Fatalf("cache has %d of %d nodes, %d of %d pods", s.cache.NodeCount(), nodes, benchPodCount(s), pods)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return s, benchPod("measured", name)
+}
+
+func benchPodCount(s *Scheduler) int {
+	n, err := s.cache.PodCount()
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func benchResources(cpu, memory, pods string) v1.ResourceList {
+	return v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse(cpu),
+		v1.ResourceMemory: resource.MustParse(memory),
+		v1.ResourcePods:   resource.MustParse(pods),
+	}
+}
+
+func benchPod(name, schedulerName string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "bench"}},
+		Spec: v1.PodSpec{
+			SchedulerName: schedulerName,
+			Containers: []v1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("500Mi")},
+			}}},
+		},
+	}
+}
+
+// BenchmarkReview is one review of a pod that fits everywhere, as the
+// explain benchmark's reviews are, listing the scores of 10 nodes (the
+// operator's default spec.maxNodes).
+func BenchmarkReview(b *testing.B) {
+	for _, nodes := range []int{500, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			s, pod := benchCluster(b, nodes, 200)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := s.Review(ctx, ReviewRequest{Pod: pod, ScoredNodes: 10})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Pod.SelectedNode == "" {
+					b.Fatal(r.Pod.Message)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCycleBesideReviews times the decision part of a scheduling
+// cycle (schedulingCycle up to assume: the snapshot update, then
+// schedulingAlgorithm's PreFilter, sampled Filter, Score and host
+// selection) on 500 and 5000 nodes, with no review, with 10 reviews per
+// second and with reviews back to back beside it. Run it with -cpu 2 to see
+// what reviews take from a cycle on a 2-core machine.
+func BenchmarkCycleBesideReviews(b *testing.B) {
+	for _, c := range []struct{ nodes, rate int }{{500, 0}, {500, 10}, {500, -1}, {5000, 0}, {5000, 10}, {5000, -1}} {
+		label := fmt.Sprintf("nodes=%d/reviews=%d/s", c.nodes, c.rate)
+		if c.rate < 0 {
+			label = fmt.Sprintf("nodes=%d/reviews=back-to-back", c.nodes)
+		}
+		rate := c.rate
+		b.Run(label, func(b *testing.B) {
+			s, pod := benchCluster(b, c.nodes, 200)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var wg sync.WaitGroup
+			reviews := 0
+			if rate != 0 {
+				wg.Go(func() {
+					var tick <-chan time.Time
+					if rate > 0 {
+						t := time.NewTicker(time.Second / time.Duration(rate))
+						defer t.Stop()
+						tick = t.C
+					}
+					for ctx.Err() == nil {
+						if tick != nil {
+							select {
+							case <-tick:
+							case <-ctx.Done():
+								return
+							}
+						}
+						if _, err := s.Review(ctx, ReviewRequest{Pod: pod, ScoredNodes: 10}); err != nil && ctx.Err() == nil {
+							b.Error(err)
+							return
+						}
+						reviews++
+					}
+				})
+			}
+			lp := s.acquireProfile(pod.Spec.SchedulerName)
+			defer lp.release(klog.Background())
+			pi, err := framework.NewPodInfo(pod)
+			if err != nil {
+				b.Fatal(err)
+			}
+			qpi := &framework.QueuedPodInfo{PodInfo: pi}
+			// The live snapshot is the scheduling loop's; its queue is
+			// empty (every pod is bound), so the loop waits and this one
+			// stands in for it.
+			start := time.Now()
+			logger := klog.Background()
+			for b.Loop() {
+				if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+					b.Fatal(err)
+				}
+				state := framework.NewCycleState()
+				if _, st := s.schedulingAlgorithm(ctx, state, lp.fw, qpi, time.Now()); !st.IsSuccess() {
+					b.Fatal(st.AsError())
+				}
+			}
+			elapsed := time.Since(start)
+			cancel()
+			wg.Wait()
+			b.ReportMetric(float64(reviews)/elapsed.Seconds(), "reviews/s")
+		})
+	}
+}
