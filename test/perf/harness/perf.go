@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,4 +62,40 @@ func startPerf(dir, name string, pid int) (stop func() error, err error) {
 		}
 		return nil
 	}, nil
+}
+
+// pprofClient reads profiles: a heap profile of a busy process on a busy
+// machine may take longer than a probe's 2 s.
+var pprofClient = &http.Client{Timeout: 30 * time.Second, Transport: httpClient.Transport}
+
+// saveHeapProfile saves the heap profile served under base (a process's
+// /debug/pprof) as dir/name.heap.pb.gz: in-use and allocated space and
+// objects as of the process's last garbage collection, for `go tool pprof
+// -sample_index=inuse_space`.
+func saveHeapProfile(ctx context.Context, dir, name, base string) error {
+	if base == "" {
+		return fmt.Errorf("%s: the scheduler serves no /debug/pprof", name)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := pprofClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%s: %s: %s", req.URL, resp.Status, b)
+	}
+	f, err := os.Create(filepath.Join(dir, name+".heap.pb.gz"))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

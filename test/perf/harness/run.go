@@ -35,7 +35,11 @@ type Runner struct {
 	// Profile, when set, records a CPU profile of the scheduler process
 	// with Linux perf during each measured step into Dir.
 	Profile bool
-	Dir     string
+	// HeapProfile, when set, saves the scheduler's heap profile
+	// (/debug/pprof/heap) at the end of each measured step into Dir; the
+	// schedulers must have been started with their pprof endpoints.
+	HeapProfile bool
+	Dir         string
 
 	seq int
 	// beside, when set, is started with the measured step (at the resume,
@@ -599,6 +603,11 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
+	if r.HeapProfile {
+		if err := saveHeapProfile(ctx, r.Dir, fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name()), sched.PprofURL()); err != nil {
+			r.logf("heap profile: %v", err)
+		}
+	}
 	if stopBeside != nil {
 		stopBeside()
 	}

@@ -55,6 +55,9 @@ type Scheduler interface {
 	Stop(ctx context.Context) Usage
 	// PID of the running process, 0 when none runs.
 	PID() int
+	// PprofURL is the base URL of the running process's /debug/pprof
+	// endpoints, "" when none runs or it was started without them.
+	PprofURL() string
 }
 
 var httpClient = &http.Client{
@@ -96,11 +99,16 @@ type KubeScheduler struct {
 	// Restart a hand-over: the new process starts and waits as a standby,
 	// then the old one stops and releases the lease.
 	LeaderElect bool
+	// Pprof lets anyone who reaches the secure port read /debug/pprof
+	// (kube-scheduler serves it there, with enableProfiling, its default;
+	// otherwise only an authorized client may).
+	Pprof bool
 
 	run      string
 	seq      int
 	proc     *Process
-	finished Usage // usage of the run's processes that already ended
+	url      string // base URL of the running process's secure port
+	finished Usage  // usage of the run's processes that already ended
 }
 
 var _ Scheduler = &KubeScheduler{}
@@ -169,11 +177,15 @@ func (k *KubeScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerPro
 	if k.FeatureGates != "" {
 		args = append(args, k.FeatureGates)
 	}
+	if k.Pprof {
+		args = append(args, "--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof,/debug/pprof/*")
+	}
 	p, err := StartProcess(k.Bin, append(args, k.ExtraArgs...), base+".log")
 	if err != nil {
 		return err
 	}
 	k.proc = p
+	k.url = fmt.Sprintf("https://127.0.0.1:%d", port)
 	return p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
 }
 
@@ -230,6 +242,14 @@ func (k *KubeScheduler) PID() int {
 	return k.proc.PID()
 }
 
+// PprofURL implements Scheduler.
+func (k *KubeScheduler) PprofURL() string {
+	if k.proc == nil || !k.Pprof {
+		return ""
+	}
+	return k.url
+}
+
 // Usage implements Scheduler.
 func (k *KubeScheduler) Usage() Usage {
 	if k.proc == nil {
@@ -264,10 +284,13 @@ type ProfileScheduler struct {
 	// FeatureGates, when set, is a --feature-gates flag for the next runs
 	// (the case's gates), put before ExtraArgs.
 	FeatureGates string
+	// Pprof serves /debug/pprof on a local port (--pprof-bind-address).
+	Pprof bool
 
-	run     string
-	proc    *Process
-	watcher *ProfileWatcher
+	run      string
+	proc     *Process
+	pprofURL string
+	watcher  *ProfileWatcher
 }
 
 var _ Scheduler = &ProfileScheduler{}
@@ -303,6 +326,15 @@ func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeScheduler
 		args = append(args, o.FeatureGates)
 	}
 	args = append(args, o.ExtraArgs...)
+	o.pprofURL = ""
+	if o.Pprof {
+		pport, err := freePort()
+		if err != nil {
+			return err
+		}
+		args = append(args, "--pprof-bind-address=127.0.0.1:"+strconv.Itoa(pport))
+		o.pprofURL = fmt.Sprintf("http://127.0.0.1:%d", pport)
+	}
 	p, err := StartProcess(o.Bin, args, filepath.Join(o.Dir, o.run+"-ours.log"))
 	if err != nil {
 		return err
@@ -362,6 +394,14 @@ func (o *ProfileScheduler) PID() int {
 		return 0
 	}
 	return o.proc.PID()
+}
+
+// PprofURL implements Scheduler.
+func (o *ProfileScheduler) PprofURL() string {
+	if o.proc == nil {
+		return ""
+	}
+	return o.pprofURL
 }
 
 // Usage implements Scheduler.

@@ -32,7 +32,7 @@ type options struct {
 	qps                                         float64
 	burst, parallelism, workers                 int
 	stall, minStep                              time.Duration
-	profile, swapLeaderElection                 bool
+	profile, heapProfile, swapLeaderElection    bool
 	repeat                                      int
 	modes                                       string
 	set                                         multiFlag
@@ -79,6 +79,7 @@ func main() {
 	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once, explain makes that many pairs without and with reviews)")
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
+	flag.BoolVar(&o.heapProfile, "heap-profile", os.Getenv("BENCH_HEAP_PROFILE") != "", "save each measured step's scheduler heap profile (/debug/pprof/heap, taken after the last bind) into the results; both schedulers serve /debug/pprof for it ($BENCH_HEAP_PROFILE)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
 	if env := os.Getenv("BENCH_SET"); env != "" {
@@ -198,11 +199,11 @@ func run(ctx context.Context, o options) error {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 	}()
-	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, Dir: dir}
+	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, HeapProfile: o.heapProfile, Dir: dir}
 	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
-		ExtraArgs: strings.Fields(o.upstreamArgs)}
+		ExtraArgs: strings.Fields(o.upstreamArgs), Pprof: o.heapProfile}
 	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
-		Client: cp.Client, ExtraArgs: strings.Fields(o.oursArgs)}
+		Client: cp.Client, ExtraArgs: strings.Fields(o.oursArgs), Pprof: o.heapProfile}
 	byName := map[string]harness.Scheduler{harness.Upstream: up, harness.Ours: ours}
 
 	var failures []error
