@@ -125,6 +125,55 @@ func readUsage(pid int) (Usage, error) {
 	return u, sc.Err()
 }
 
+// openSockets counts the sockets among pid's open file descriptors.
+func openSockets(pid int) (int, error) {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if target, err := os.Readlink(dir + "/" + e.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// watchSockets samples openSockets(pid) every interval until the returned
+// stop is called, which samples once more and returns the largest count
+// seen (0 when pid is 0 or could not be read).
+func watchSockets(pid int, interval time.Duration) (stop func() int) {
+	done, result := make(chan struct{}), make(chan int, 1)
+	go func() {
+		peak := 0
+		sample := func() {
+			if pid != 0 {
+				if n, err := openSockets(pid); err == nil {
+					peak = max(peak, n)
+				}
+			}
+		}
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			sample()
+			select {
+			case <-done:
+				sample()
+				result <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-result
+	}
+}
+
 // Stop sends SIGTERM, waits up to grace, then kills the process group. It
 // returns the usage read just before the signal.
 func (p *Process) Stop(grace time.Duration) Usage {

@@ -96,6 +96,13 @@ type Run struct {
 	CPUSeconds      float64 `json:"cpuSeconds"`
 	TotalCPUSeconds float64 `json:"totalCPUSeconds"`
 	PeakRSSBytes    int64   `json:"peakRSSBytes"`
+	// PeakSockets is the most sockets the scheduler process had open at
+	// once during the measured step (sampled every 100 ms): its API server
+	// connections, watches share them, plus its listeners. A client with
+	// more requests in flight than the API server allows streams on its
+	// connections (100 each) dials a new connection for each request over
+	// that, which shows here and in the peak RSS.
+	PeakSockets int `json:"peakSockets,omitempty"`
 	// Preempted counts pods of earlier steps deleted during the measured step.
 	Preempted int `json:"preempted,omitempty"`
 	// DoubleBound counts pods seen on two nodes; Overcommitted lists nodes
@@ -601,8 +608,10 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	if r.beside != nil {
 		stopBeside = r.beside(ctx, e.ns)
 	}
+	stopSockets := watchSockets(sched.PID(), 100*time.Millisecond)
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
+	run.PeakSockets = stopSockets()
 	if r.HeapProfile {
 		if err := saveHeapProfile(ctx, r.Dir, fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name()), sched.PprofURL()); err != nil {
 			r.logf("heap profile: %v", err)

@@ -291,6 +291,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if n := r.shortSteps(c); n != "" {
 				notes = append(notes, n)
 			}
+			if n := r.connectionStorms(c); n != "" {
+				notes = append(notes, n)
+			}
 			up, ours := r.pick(c, harness.Upstream), r.pick(c, harness.Ours)
 			pods, arrival := 0, []string{}
 			for _, p := range []runs{up, ours} {
@@ -472,6 +475,52 @@ func (r *Report) shortSteps(c string) string {
 	}
 	return fmt.Sprintf("%s: %d of %d measured steps lasted under %.0f s (shortest %.1f s): add pods (%s) for steadier figures",
 		c, n, total, r.MinStepSeconds, shortest, add)
+}
+
+// stormSockets is the peak of open sockets above which a run is taken to
+// have had a connection storm. A scheduler keeps a few connections to the
+// API server (every watch shares them) and a few listeners: 12 to 36
+// sockets in quiet runs here. Past 100 requests in flight on one
+// connection (kube-apiserver's default streams limit) the client dials a
+// connection for each further request; such runs had 100 to 470.
+const stormSockets = 64
+
+// connectionStorms notes, for case c, the range of each scheduler's peak
+// open sockets when a run of either went over stormSockets: the peak RSS
+// of such a run is mostly the storm's (TLS handshakes, buffers and
+// goroutines of hundreds of connections and the requests queued behind
+// them), so a same-run RSS ratio compares a storm with a quiet run.
+func (r *Report) connectionStorms(c string) string {
+	type span struct{ lo, hi, n int }
+	spans := map[string]*span{}
+	storm := false
+	for _, run := range r.Runs {
+		if run.Case != c || run.PeakSockets == 0 {
+			continue
+		}
+		sp := spans[run.Scheduler]
+		if sp == nil {
+			sp = &span{lo: run.PeakSockets, hi: run.PeakSockets}
+			spans[run.Scheduler] = sp
+		}
+		sp.lo, sp.hi, sp.n = min(sp.lo, run.PeakSockets), max(sp.hi, run.PeakSockets), sp.n+1
+		storm = storm || run.PeakSockets > stormSockets
+	}
+	if !storm {
+		return ""
+	}
+	var parts []string
+	for _, s := range []string{harness.Upstream, harness.Ours} {
+		if sp := spans[s]; sp != nil {
+			if sp.lo == sp.hi {
+				parts = append(parts, fmt.Sprintf("%s %d", s, sp.hi))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s %d–%d", s, sp.lo, sp.hi))
+			}
+		}
+	}
+	return fmt.Sprintf("%s: peak open sockets in the measured steps %s; over %d is a connection storm (more requests in flight than the API server's streams per connection, a new connection for each one over), whose run's peak RSS is mostly the storm's",
+		c, strings.Join(parts, ", "), stormSockets)
 }
 
 func runNote(r *harness.Run, repeated bool) string {

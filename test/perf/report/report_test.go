@@ -182,6 +182,30 @@ func TestShortStepsNoted(t *testing.T) {
 	}
 }
 
+// A run whose scheduler had more sockets open than a quiet one ever does
+// gets a note with each scheduler's range; quiet runs get none.
+func TestConnectionStormNoted(t *testing.T) {
+	r := sampleReport()
+	for i, run := range r.Runs {
+		run.PeakSockets = []int{20, 18, 14, 30}[i]
+	}
+	md := func() string {
+		var buf bytes.Buffer
+		if err := r.WriteMarkdown(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if out := md(); strings.Contains(out, "connection storm") {
+		t.Errorf("no run over %d sockets, yet a note:\n%s", stormSockets, out)
+	}
+	r.Runs[0].PeakSockets = 467
+	want := "- basic: peak open sockets in the measured steps upstream 14–467, ours 18–30; over 64 is a connection storm"
+	if out := md(); !strings.Contains(out, want) {
+		t.Errorf("report lacks %q:\n%s", want, out)
+	}
+}
+
 // The chart shows every scheduler over the same number of changes, and
 // binds per bin around each change averaged over those changes.
 func TestSwapChartWindows(t *testing.T) {
