@@ -1,0 +1,141 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+)
+
+// TestOperatorWatchesEachResourceOnce runs the whole operator, serving a
+// profile of the default plugins, on a real API server and counts the
+// watches it opened (kube-apiserver's apiserver_longrunning_requests, less
+// what the API server itself watches): one per resource. A second watch of
+// a resource is a second cache of all its objects: a controller-runtime
+// cache of Pods or Nodes read through the manager's client beside the
+// scheduler's informers, a plugin's own informer, an informer started per
+// profile. Secrets are watched in the extender-secrets namespace only.
+func TestOperatorWatchesEachResourceOnce(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	env, cfg, err := testenv.Start()
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = env.Stop() }()
+	cs, err := kubernetes.NewForConfig(cfg)
+	g.Expect(err).NotTo(HaveOccurred())
+	c, err := client.New(cfg, client.Options{Scheme: Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	watches := func(g Gomega) map[string]int {
+		raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		return parseWatches(string(raw))
+	}
+	base := watches(g)
+
+	opts := Defaults()
+	opts.MetricsAddr, opts.ProbeAddr = "0", "0"
+	opts.ExtenderSecretsNamespace = "default"
+	opts.SkipControllerNameValidation = true
+	op, err := New(cfg, opts)
+	g.Expect(err).NotTo(HaveOccurred())
+	opCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- op.Start(opCtx) }()
+	defer func() {
+		stop()
+		g.Expect(<-done).To(Succeed())
+	}()
+
+	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "watches"}}
+	g.Expect(c.Create(ctx, sp)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(sp), sp)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
+		g.Expect(sp.Status.ActiveGeneration).To(Equal(sp.Generation))
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Succeed())
+
+	opened := func(g Gomega) map[string]int {
+		now := watches(g)
+		delta := map[string]int{}
+		for k, n := range now {
+			if d := n - base[k]; d != 0 {
+				delta[k] = d
+			}
+		}
+		return delta
+	}
+	// Every informer of the manager and of the live profile has started.
+	want := []string{"pods (cluster)", "nodes (cluster)", "secrets (namespace)",
+		"schedulerprofiles.scheduling.profilescheduler.io (cluster)",
+		"extenderconfigs.scheduling.profilescheduler.io (cluster)",
+		"schedulingreviews.scheduling.profilescheduler.io (cluster)"}
+	g.Eventually(func(g Gomega) {
+		got := opened(g)
+		for _, k := range want {
+			g.Expect(got).To(HaveKey(k), describe(got))
+		}
+	}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		got := opened(g)
+		for k, n := range got {
+			g.Expect(n).To(Equal(1), "%s is watched %d times; the operator's watches: %s", k, n, describe(got))
+		}
+		g.Expect(got).NotTo(HaveKey("secrets (cluster)"), describe(got))
+	}).WithContext(ctx).WithTimeout(2 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+}
+
+var longrunning = regexp.MustCompile(`^apiserver_longrunning_requests\{([^}]*)\} (\S+)$`)
+var label = regexp.MustCompile(`(\w+)="([^"]*)"`)
+
+// parseWatches sums kube-apiserver's open WATCH requests by resource and
+// scope, as "resource.group (scope)" ("pods (cluster)" for the core group).
+func parseWatches(metrics string) map[string]int {
+	out := map[string]int{}
+	for _, line := range strings.Split(metrics, "\n") {
+		m := longrunning.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, l := range label.FindAllStringSubmatch(m[1], -1) {
+			labels[l[1]] = l[2]
+		}
+		if labels["verb"] != "WATCH" || labels["subresource"] != "" {
+			continue
+		}
+		n, err := strconv.ParseFloat(m[2], 64)
+		if err != nil || n == 0 {
+			continue
+		}
+		key := labels["resource"]
+		if labels["group"] != "" {
+			key += "." + labels["group"]
+		}
+		out[fmt.Sprintf("%s (%s)", key, labels["scope"])] += int(n)
+	}
+	return out
+}
+
+func describe(watches map[string]int) string {
+	keys := make([]string, 0, len(watches))
+	for k, n := range watches {
+		keys = append(keys, fmt.Sprintf("%s×%d", k, n))
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
