@@ -479,10 +479,11 @@ func (r *Report) shortSteps(c string) string {
 
 // stormSockets is the peak of open sockets above which a run is taken to
 // have had a connection storm. A scheduler keeps a few connections to the
-// API server (every watch shares them) and a few listeners: 12 to 36
-// sockets in quiet runs here. Past 100 requests in flight on one
-// connection (kube-apiserver's default streams limit) the client dials a
-// connection for each further request; such runs had 100 to 470.
+// API server (every watch shares them) and a few listeners: 2 to 42
+// sockets in the measured steps of runs without one here. Past 100
+// requests in flight on one connection (kube-apiserver's default streams
+// limit) the client dials a connection for each further request; such
+// runs had 100 to 470.
 const stormSockets = 64
 
 // connectionStorms notes, for case c, the range of each scheduler's peak
