@@ -4,4 +4,11 @@
 // optional admission webhook, metrics and probes. The public package app
 // (whose command main.go runs) and the end-to-end tests build the operator
 // through New, so both run the same thing.
+//
+// The manager caches only the operator's own kinds (SchedulerProfiles,
+// ExtenderConfigs, SchedulingReviews) and the Secrets of the
+// extender-secrets namespace. Pods, Nodes and whatever the plugins read come
+// from the scheduler's informers alone, which watch exactly what upstream
+// kube-scheduler watches: every resource is watched once
+// (TestOperatorWatchesEachResourceOnce).
 package operator

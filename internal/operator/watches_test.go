@@ -14,6 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	upstream "k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -28,6 +32,9 @@ import (
 // cache of Pods or Nodes read through the manager's client beside the
 // scheduler's informers, a plugin's own informer, an informer started per
 // profile. Secrets are watched in the extender-secrets namespace only.
+// Then it runs upstream's scheduler, with its default profile, on the same
+// API server: besides the manager's own kinds, the operator watches exactly
+// what upstream watches.
 func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -56,10 +63,15 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 	opCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- op.Start(opCtx) }()
-	defer func() {
-		stop()
-		g.Expect(<-done).To(Succeed())
-	}()
+	stopped := false
+	stopOperator := func() {
+		if !stopped {
+			stopped = true
+			stop()
+			g.Expect(<-done).To(Succeed())
+		}
+	}
+	defer stopOperator()
 
 	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "watches"}}
 	g.Expect(c.Create(ctx, sp)).To(Succeed())
@@ -97,6 +109,41 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 		}
 		g.Expect(got).NotTo(HaveKey("secrets (cluster)"), describe(got))
 	}).WithContext(ctx).WithTimeout(2 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+
+	ours := opened(g)
+	for _, k := range []string{"secrets (namespace)",
+		"schedulerprofiles.scheduling.profilescheduler.io (cluster)",
+		"extenderconfigs.scheduling.profilescheduler.io (cluster)",
+		"schedulingreviews.scheduling.profilescheduler.io (cluster)"} {
+		delete(ours, k) // the manager's
+	}
+	stopOperator()
+	g.Eventually(opened).WithContext(ctx).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(BeEmpty(),
+		"the stopped operator's watches end")
+
+	upCtx, stopUpstream := context.WithCancel(klog.NewContext(ctx, klog.Background()))
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
+	factory := upstream.NewInformerFactory(cs, 0, nil)
+	sched, err := upstream.New(upCtx, cs, factory, nil, profile.NewRecorderFactory(broadcaster))
+	g.Expect(err).NotTo(HaveOccurred())
+	broadcaster.StartRecordingToSink(upCtx.Done())
+	factory.Start(upCtx.Done())
+	factory.WaitForCacheSync(upCtx.Done())
+	g.Expect(sched.WaitForHandlersSync(upCtx)).To(Succeed())
+	upDone := make(chan struct{})
+	go func() {
+		defer close(upDone)
+		sched.Run(upCtx)
+	}()
+	defer func() {
+		stopUpstream()
+		<-upDone
+		broadcaster.Shutdown()
+		factory.Shutdown()
+	}()
+	g.Eventually(func(g Gomega) {
+		g.Expect(opened(g)).To(Equal(ours), "upstream's watches: %s\nours, less the manager's: %s", describe(opened(g)), describe(ours))
+	}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
 }
 
 var longrunning = regexp.MustCompile(`^apiserver_longrunning_requests\{([^}]*)\} (\S+)$`)
