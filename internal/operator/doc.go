@@ -8,7 +8,7 @@
 // The manager caches only the operator's own kinds (SchedulerProfiles,
 // ExtenderConfigs, SchedulingReviews) and the Secrets of the
 // extender-secrets namespace. Pods, Nodes and whatever the plugins read come
-// from the scheduler's informers alone, which watch exactly what upstream
-// kube-scheduler watches: every resource is watched once
-// (TestOperatorWatchesEachResourceOnce).
+// from the scheduler's informers alone, which, for a profile of the default
+// plugins, watch exactly what upstream's scheduler watches: every resource
+// is watched once (TestOperatorWatchesEachResourceOnce).
 package operator
