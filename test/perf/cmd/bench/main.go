@@ -35,7 +35,7 @@ type options struct {
 	profile, heapProfile, swapLeaderElection    bool
 	repeat                                      int
 	modes                                       string
-	set                                         multiFlag
+	set, apiserverArgs                          multiFlag
 }
 
 type multiFlag []string
@@ -80,6 +80,7 @@ func main() {
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.BoolVar(&o.heapProfile, "heap-profile", os.Getenv("BENCH_HEAP_PROFILE") != "", "save each measured step's scheduler heap profile (/debug/pprof/heap, taken after the last bind) into the results; both schedulers serve /debug/pprof for it ($BENCH_HEAP_PROFILE)")
+	flag.Var(&o.apiserverArgs, "apiserver-arg", "add flag=value to kube-apiserver's command line (repeatable), e.g. http2-max-streams-per-connection=1000")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
 	if env := os.Getenv("BENCH_SET"); env != "" {
@@ -120,6 +121,10 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	overrides, err := parseSet(o.set)
+	if err != nil {
+		return err
+	}
+	apiserverOpts, err := apiserverOptions(o.apiserverArgs)
 	if err != nil {
 		return err
 	}
@@ -190,6 +195,7 @@ func run(ctx context.Context, o options) error {
 		logger.Printf("serving scheduling.k8s.io/v1beta1 with %s on (PodGroups)", workloads.GenericWorkload)
 		cpOpts = append(cpOpts, testenv.WithPodGroups())
 	}
+	cpOpts = append(cpOpts, apiserverOpts...)
 	cp, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, cpOpts...)
 	if err != nil {
 		return err
@@ -352,6 +358,20 @@ func selectCases(all []*workloads.Case, list, scale string) ([]*workloads.Case, 
 			return nil, fmt.Errorf("unknown case %q (have %s)", name, strings.Join(names, ", "))
 		}
 		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// apiserverOptions turns -apiserver-arg values ("flag=value", leading
+// dashes allowed) into kube-apiserver options.
+func apiserverOptions(args []string) ([]testenv.Option, error) {
+	var out []testenv.Option
+	for _, a := range args {
+		k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-apiserver-arg %q: want flag=value", a)
+		}
+		out = append(out, testenv.WithAPIServerArg(k, v))
 	}
 	return out, nil
 }
