@@ -61,10 +61,10 @@ func (q *Queue) trackMemberLocked(pod *v1.Pod) {
 	}
 	members := q.members[g]
 	if members == nil {
-		members = make(map[string]string)
+		members = make(map[string]*v1.Pod)
 		q.members[g] = members
 	}
-	members[podKey(pod)] = pod.Spec.SchedulerName
+	members[podKey(pod)] = pod
 }
 
 // untrackMemberLocked forgets a pod that left the queue for good.
@@ -96,11 +96,11 @@ func (q *Queue) takeGroupLocked(ctx context.Context, p *framework.QueuedPodInfo,
 		return nil
 	}
 	var members []*framework.QueuedPodInfo
-	for key, schedulerName := range q.members[g] {
+	for key, pod := range q.members[g] {
 		if key == podInfoKey(p) {
 			continue
 		}
-		m := q.findLocked(q.profiles[schedulerName], memberLookup(key, g.namespace, schedulerName))
+		m := q.findLocked(q.profiles[pod.Spec.SchedulerName], pod)
 		if m == nil {
 			continue
 		}
@@ -144,14 +144,6 @@ func (q *Queue) takeGroupLocked(ctx context.Context, p *framework.QueuedPodInfo,
 	}
 	logger.V(4).Info("Popped pod group", "podGroup", klog.KObj(group), "members", group.Size())
 	return group
-}
-
-// memberLookup is a pod with only what findLocked needs.
-func memberLookup(key, namespace, schedulerName string) *v1.Pod {
-	name := key[len(namespace)+1:]
-	p := &v1.Pod{}
-	p.Namespace, p.Name, p.Spec.SchedulerName = namespace, name, schedulerName
-	return p
 }
 
 // removeLocked takes a queued pod out of whichever sub-queue holds it.

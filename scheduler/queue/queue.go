@@ -69,9 +69,10 @@ type Queue struct {
 	// podGroups, when set, turns pod-group scheduling on (podgroups.go):
 	// the PodGroups the scheduler has observed.
 	podGroups fwk.PodGroupLister
-	// members maps a group to its queued members (pod key to
-	// schedulerName), in flight included.
-	members map[groupKey]map[string]string
+	// members maps a group to its queued members by pod key, in
+	// flight included (only their key and schedulerName are read, which
+	// do not change).
+	members map[groupKey]map[string]*v1.Pod
 	// incomplete holds the keys of unschedulable pods that wait for
 	// their group's PodGroup to be observed.
 	incomplete map[groupKey]sets.Set[string]
@@ -122,7 +123,7 @@ func New(opts ...Option) *Queue {
 		profiles:           make(map[string]*profileQueue),
 		unschedulable:      make(map[string]*framework.QueuedPodInfo),
 		inFlight:           make(map[types.UID]int64),
-		members:            make(map[groupKey]map[string]string),
+		members:            make(map[groupKey]map[string]*v1.Pod),
 		incomplete:         make(map[groupKey]sets.Set[string]),
 		popFromBackoff:     utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ),
 	}
