@@ -109,6 +109,18 @@ func (w *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ in
 	w.messages = append(w.messages, message)
 }
 
+// warningClient returns a client of the suite's control plane and the
+// recorder of the warnings the API server returns to it.
+func warningClient() (client.Client, *warningRecorder) {
+	GinkgoHelper()
+	warnings := &warningRecorder{}
+	wcfg := rest.CopyConfig(cfg)
+	wcfg.WarningHandlerWithContext = warnings
+	wk8s, err := client.New(wcfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	return wk8s, warnings
+}
+
 func (w *warningRecorder) get() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -231,11 +243,7 @@ var _ = Describe("Out-of-tree plugins and pluginConfig", func() {
 			},
 		}
 		By("the webhook admits it with warnings")
-		warnings := &warningRecorder{}
-		wcfg := rest.CopyConfig(cfg)
-		wcfg.WarningHandlerWithContext = warnings
-		wk8s, err := client.New(wcfg, client.Options{Scheme: scheme})
-		Expect(err).NotTo(HaveOccurred())
+		wk8s, warnings := warningClient()
 		Eventually(func() error {
 			return wk8s.Create(suiteCtx, admitted(newProfile("oot-unused", spec)))
 		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())

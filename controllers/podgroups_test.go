@@ -7,10 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/rest"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
@@ -53,11 +51,7 @@ var _ = Describe("Profiles with the GenericWorkload gate on", func() {
 		const want = "plugin GangScheduling is not enabled while the GenericWorkload feature gate is on: pod groups' minCount will be ignored under this profile"
 
 		By("the webhook admits it with a warning")
-		warnings := &warningRecorder{}
-		wcfg := rest.CopyConfig(cfg)
-		wcfg.WarningHandlerWithContext = warnings
-		wk8s, err := client.New(wcfg, client.Options{Scheme: scheme})
-		Expect(err).NotTo(HaveOccurred())
+		wk8s, warnings := warningClient()
 		Eventually(func() error {
 			return wk8s.Create(suiteCtx, admitted(newProfile("gang-off", spec)))
 		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
