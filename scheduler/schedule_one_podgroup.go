@@ -81,7 +81,8 @@ func (s *Scheduler) scheduleOnePodGroup(ctx context.Context, pgi *framework.Queu
 	}
 	prof := s.acquireProfile(schedulerName)
 	if prof == nil {
-		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, fmt.Errorf("profile not found for scheduler name %q", schedulerName))
+		// Removed since validatePodGroup saw it.
+		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, errProfileNotFound(schedulerName))
 		return
 	}
 	defer prof.release(logger)
@@ -128,6 +129,12 @@ func (s *Scheduler) handlePodGroupFailureBeforeScheduling(ctx context.Context, p
 			Message: err.Error(),
 		})
 	}
+}
+
+// errProfileNotFound is upstream's error for a group whose schedulerName no
+// profile serves.
+func errProfileNotFound(schedulerName string) error {
+	return fmt.Errorf("profile not found for scheduler name %q", schedulerName)
 }
 
 // validatePodGroup checks, as upstream, that every member (queued or
@@ -182,7 +189,7 @@ func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string,
 		}
 	}
 	if !s.Serving(schedulerName) {
-		return "", fmt.Errorf("profile not found for scheduler name %q", schedulerName)
+		return "", errProfileNotFound(schedulerName)
 	}
 	return schedulerName, nil
 }

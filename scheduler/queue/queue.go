@@ -344,15 +344,16 @@ func (q *Queue) Pop(ctx context.Context) framework.QueuedEntityInfo {
 			q.cycle++
 			p.Attempts++
 			q.inFlight[p.Pod.UID] = q.seq
-			q.updateMetricsLocked()
 			if g, ok := q.groupOf(p.Pod); ok {
 				group := q.takeGroupLocked(ctx, p, g)
+				q.updateMetricsLocked()
 				if group == nil {
+					// p went back to the unschedulable set.
 					continue
 				}
-				q.updateMetricsLocked()
 				return group
 			}
+			q.updateMetricsLocked()
 			return p
 		}
 		q.cond.Wait()
