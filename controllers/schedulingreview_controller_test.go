@@ -89,11 +89,18 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(res.Nodes[0].Node).To(Equal("node-2"))
 		Expect(res.Nodes[0].Rank).To(BeEquivalentTo(1))
 		Expect(res.Nodes[0].TotalScore).To(BeNumerically(">", res.Nodes[1].TotalScore))
-		Expect(res.Nodes[0].Scores).To(ContainElement(And(
+		// The NodeAffinity column: raw 100 for the preferred node-2, listed
+		// first, 0 for every other node.
+		affinity := make([]int64, len(res.Nodes))
+		affinity[0] = 100
+		Expect(res.Scores).To(ContainElement(And(
 			HaveField("Plugin", "NodeAffinity"),
-			HaveField("Raw", HaveValue(BeEquivalentTo(100))),
+			HaveField("Raw", Equal(affinity)),
 			HaveField("Weight", BeEquivalentTo(2)),
 		)))
+		for _, col := range res.Scores {
+			Expect(col.Weighted).To(HaveLen(len(res.Nodes)), "plugin %s", col.Plugin)
+		}
 		Expect(res.Sampling).NotTo(BeNil())
 		Expect(res.Sampling.AllNodes).To(BeTrue())
 

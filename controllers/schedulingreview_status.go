@@ -80,7 +80,7 @@ func maxNodes(sr *v1alpha1.SchedulingReview) int {
 }
 
 // podResult bounds a pod's review for status: the first maxNodes feasible
-// nodes in rank order, and rejected nodes grouped by plugin and reason,
+// nodes in rank order with their scores a column per plugin, and rejected nodes grouped by plugin and reason,
 // largest group first, each naming at most maxNodes nodes.
 func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 	out := &v1alpha1.PodReviewResult{
@@ -90,21 +90,31 @@ func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 		FeasibleNodes: int32(len(p.Feasible)),
 		TiedNodes:     int32(p.Tied),
 	}
-	for i, n := range p.Feasible {
-		if i == maxNodes {
-			out.UnlistedFeasibleNodes = int32(len(p.Feasible) - maxNodes)
-			break
-		}
-		ns := v1alpha1.NodeScore{Node: n.Name, Rank: int32(i + 1), TotalScore: n.Total, NotSampled: !n.Sampled}
+	listed := p.Feasible
+	if len(listed) > maxNodes {
+		listed = listed[:maxNodes]
+		out.UnlistedFeasibleNodes = int32(len(p.Feasible) - maxNodes)
+	}
+	column := map[string]int{}
+	for i, n := range listed {
+		out.Nodes = append(out.Nodes, v1alpha1.NodeScore{Node: n.Name, Rank: int32(i + 1), TotalScore: n.Total, NotSampled: !n.Sampled})
 		for _, sc := range n.Scores {
-			ps := v1alpha1.PluginScore{Plugin: sc.Name, Weighted: sc.Weighted, Weight: sc.Weight}
-			if !sc.Extender {
-				raw, norm := sc.Raw, sc.Normalized
-				ps.Raw, ps.Normalized = &raw, &norm
+			c, ok := column[sc.Name]
+			if !ok {
+				c = len(out.Scores)
+				column[sc.Name] = c
+				ps := v1alpha1.PluginScores{Plugin: sc.Name, Extender: sc.Extender, Weight: sc.Weight, Weighted: make([]int64, len(listed))}
+				if !sc.Extender {
+					ps.Raw, ps.Normalized = make([]int64, len(listed)), make([]int64, len(listed))
+				}
+				out.Scores = append(out.Scores, ps)
 			}
-			ns.Scores = append(ns.Scores, ps)
+			ps := &out.Scores[c]
+			ps.Weighted[i] = sc.Weighted
+			if ps.Raw != nil {
+				ps.Raw[i], ps.Normalized[i] = sc.Raw, sc.Normalized
+			}
 		}
-		out.Nodes = append(out.Nodes, ns)
 	}
 	out.Rejected = groupRejections(p.Rejected, maxNodes)
 	if p.NumFeasibleNodesToFind > 0 {

@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -34,10 +33,11 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 	g.Expect(got.FeasibleNodes).To(BeEquivalentTo(4))
 	g.Expect(got.Nodes).To(HaveLen(2))
 	g.Expect(got.UnlistedFeasibleNodes).To(BeEquivalentTo(2))
-	g.Expect(got.Nodes[1]).To(Equal(v1alpha1.NodeScore{Node: "b", Rank: 2, TotalScore: 99, Scores: []v1alpha1.PluginScore{
-		{Plugin: "NodeResourcesFit", Raw: ptr.To[int64](50), Normalized: ptr.To[int64](50), Weight: 2, Weighted: 99},
-		{Plugin: "http://extender", Weighted: 7},
-	}}))
+	g.Expect(got.Nodes).To(Equal([]v1alpha1.NodeScore{{Node: "a", Rank: 1, TotalScore: 100}, {Node: "b", Rank: 2, TotalScore: 99}}))
+	g.Expect(got.Scores).To(Equal([]v1alpha1.PluginScores{
+		{Plugin: "NodeResourcesFit", Weight: 2, Raw: []int64{50, 50}, Normalized: []int64{50, 50}, Weighted: []int64{100, 99}},
+		{Plugin: "http://extender", Extender: true, Weighted: []int64{7, 7}},
+	}))
 	g.Expect(got.Rejected).To(Equal([]v1alpha1.RejectedNodes{
 		{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 5, Nodes: []string{"cpu-0", "cpu-1"}},
 		{Plugin: "TaintToleration", Reason: "node(s) had untolerated taint(s)", Unresolvable: true, Count: 1, Nodes: []string{"t"}},

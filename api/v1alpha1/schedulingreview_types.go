@@ -148,10 +148,16 @@ type PodReviewResult struct {
 	// scheduler picks one of them at random.
 	// +optional
 	TiedNodes int32 `json:"tiedNodes,omitempty"`
-	// Nodes are the best feasible nodes with their scores, in the order the
-	// cycle ranks them, at most spec.maxNodes.
+	// Nodes are the best feasible nodes, in the order the cycle ranks
+	// them, at most spec.maxNodes.
 	// +optional
 	Nodes []NodeScore `json:"nodes,omitempty"`
+	// Scores are the scores of Nodes, one entry per score plugin and then
+	// per prioritizing extender, in the framework's order: item i of each
+	// list is the score of Nodes[i]. (A column per plugin keeps a review's
+	// status, and what the API server spends on writing it, small.)
+	// +optional
+	Scores []PluginScores `json:"scores,omitempty"`
 	// UnlistedFeasibleNodes counts the feasible nodes not in Nodes.
 	// +optional
 	UnlistedFeasibleNodes int32 `json:"unlistedFeasibleNodes,omitempty"`
@@ -175,11 +181,8 @@ type NodeScore struct {
 	Node string `json:"node"`
 	// Rank is 1 for the node the cycle picks.
 	Rank int32 `json:"rank"`
-	// Scores per score plugin (and prioritizing extender), in the
-	// framework's order.
-	// +optional
-	Scores []PluginScore `json:"scores,omitempty"`
-	// TotalScore is the sum of the weighted scores.
+	// TotalScore is the sum of the weighted scores (see
+	// PodReviewResult.Scores).
 	TotalScore int64 `json:"totalScore"`
 	// NotSampled is true when the real cycle, which stops at
 	// Sampling.NumFeasibleNodesToFind feasible nodes, would not have
@@ -188,21 +191,26 @@ type NodeScore struct {
 	NotSampled bool `json:"notSampled,omitempty"`
 }
 
-// PluginScore is one plugin's score of one node.
-type PluginScore struct {
+// PluginScores are one plugin's (or extender's) scores of the listed
+// nodes, item i of each list for PodReviewResult.Nodes[i].
+type PluginScores struct {
 	// Plugin (or extender) name.
 	Plugin string `json:"plugin"`
-	// Raw is Score's result before NormalizeScore (plugins only).
+	// Extender is true for a prioritizing extender, which has no Raw or
+	// Normalized scores.
 	// +optional
-	Raw *int64 `json:"raw,omitempty"`
-	// Normalized is the score after NormalizeScore (plugins only).
-	// +optional
-	Normalized *int64 `json:"normalized,omitempty"`
-	// Weight of the plugin in the profile.
+	Extender bool `json:"extender,omitempty"`
+	// Weight of the plugin (or extender) in the profile.
 	// +optional
 	Weight int32 `json:"weight,omitempty"`
-	// Weighted is what the plugin adds to the total.
-	Weighted int64 `json:"weighted"`
+	// Raw are Score's results before NormalizeScore (plugins only).
+	// +optional
+	Raw []int64 `json:"raw,omitempty"`
+	// Normalized are the scores after NormalizeScore (plugins only).
+	// +optional
+	Normalized []int64 `json:"normalized,omitempty"`
+	// Weighted are what the plugin adds to each node's total.
+	Weighted []int64 `json:"weighted"`
 }
 
 // RejectedNodes are nodes one plugin rejected for one reason.

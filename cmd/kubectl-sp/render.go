@@ -75,19 +75,13 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	fmt.Fprintln(w)
 
 	var plugins []string
-	seen := map[string]bool{}
-	for _, n := range res.Nodes {
-		for _, sc := range n.Scores {
-			if !seen[sc.Plugin] {
-				seen[sc.Plugin] = true
-				plugins = append(plugins, sc.Plugin)
-			}
-		}
+	for _, col := range res.Scores {
+		plugins = append(plugins, col.Plugin)
 	}
 	tw := newTabWriter(w)
 	header := append([]string{"NODE", "FILTER"}, plugins...)
 	fmt.Fprintln(tw, strings.Join(append(header, "TOTAL"), "\t"))
-	for _, n := range res.Nodes {
+	for i, n := range res.Nodes {
 		name := n.Node
 		switch {
 		case n.Node == res.SelectedNode:
@@ -96,13 +90,9 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 			name += " ~"
 		}
 		row := []string{name, "passed"}
-		byPlugin := map[string]int64{}
-		for _, sc := range n.Scores {
-			byPlugin[sc.Plugin] = sc.Weighted
-		}
-		for _, p := range plugins {
-			if v, ok := byPlugin[p]; ok {
-				row = append(row, strconv.FormatInt(v, 10))
+		for _, col := range res.Scores {
+			if i < len(col.Weighted) {
+				row = append(row, strconv.FormatInt(col.Weighted[i], 10))
 			} else {
 				row = append(row, "-")
 			}

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
-func score(plugin string, weighted int64) v1alpha1.PluginScore {
-	return v1alpha1.PluginScore{Plugin: plugin, Raw: ptr.To[int64](weighted), Normalized: ptr.To[int64](weighted), Weight: 1, Weighted: weighted}
+// scores is one plugin's column of weight-1 scores, raw and normalized
+// equal to weighted.
+func scores(plugin string, weighted ...int64) v1alpha1.PluginScores {
+	return v1alpha1.PluginScores{Plugin: plugin, Raw: weighted, Normalized: weighted, Weight: 1, Weighted: weighted}
 }
 
 func TestRenderExplain(t *testing.T) {
@@ -23,9 +24,10 @@ func TestRenderExplain(t *testing.T) {
 			Result: &v1alpha1.PodReviewResult{
 				Pod: "default/web", SelectedNode: "node-2", FeasibleNodes: 3, UnlistedFeasibleNodes: 1,
 				Nodes: []v1alpha1.NodeScore{
-					{Node: "node-2", Rank: 1, TotalScore: 150, Scores: []v1alpha1.PluginScore{score("NodeResourcesFit", 100), score("TaintToleration", 50)}},
-					{Node: "node-1", Rank: 2, TotalScore: 90, Scores: []v1alpha1.PluginScore{score("NodeResourcesFit", 40), score("TaintToleration", 50)}},
+					{Node: "node-2", Rank: 1, TotalScore: 150},
+					{Node: "node-1", Rank: 2, TotalScore: 90},
 				},
+				Scores: []v1alpha1.PluginScores{scores("NodeResourcesFit", 100, 40), scores("TaintToleration", 50, 50)},
 				Rejected: []v1alpha1.RejectedNodes{
 					{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 3, Nodes: []string{"node-4", "node-5"}},
 				},
@@ -89,9 +91,10 @@ func TestRenderExplainTie(t *testing.T) {
 		Result: &v1alpha1.PodReviewResult{
 			Pod: "ns/web", SelectedNode: "a", FeasibleNodes: 4, TiedNodes: 3, UnlistedFeasibleNodes: 2,
 			Nodes: []v1alpha1.NodeScore{
-				{Node: "a", Rank: 1, TotalScore: 7, Scores: []v1alpha1.PluginScore{score("P", 7)}},
-				{Node: "b", Rank: 2, TotalScore: 7, Scores: []v1alpha1.PluginScore{score("P", 7)}},
+				{Node: "a", Rank: 1, TotalScore: 7},
+				{Node: "b", Rank: 2, TotalScore: 7},
 			},
+			Scores: []v1alpha1.PluginScores{scores("P", 7, 7)},
 		},
 	}}
 	var out bytes.Buffer
