@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
@@ -82,6 +85,54 @@ func (cp *ControlPlane) Stop() error {
 		return nil
 	}
 	return cp.env.Stop()
+}
+
+// ControlPlaneProcesses are the pids of kube-apiserver and etcd.
+type ControlPlaneProcesses struct{ APIServer, Etcd int }
+
+// Processes finds the kube-apiserver and etcd this process started (envtest
+// runs them as its children).
+func (cp *ControlPlane) Processes() (ControlPlaneProcesses, error) {
+	found, err := children(os.Getpid(), "kube-apiserver", "etcd")
+	out := ControlPlaneProcesses{APIServer: found["kube-apiserver"], Etcd: found["etcd"]}
+	if err == nil && (out.APIServer == 0 || out.Etcd == 0) {
+		err = fmt.Errorf("control plane processes not found among this process's children: %+v", out)
+	}
+	return out, err
+}
+
+// children finds the child processes of ppid by command name (the last
+// one of each name), from /proc.
+func children(ppid int, names ...string) (map[string]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parens.
+		s := string(stat)
+		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || closing < open {
+			continue
+		}
+		f := strings.Fields(s[closing+1:])
+		if len(f) < 2 || f[1] != strconv.Itoa(ppid) {
+			continue
+		}
+		if comm := s[open+1 : closing]; slices.Contains(names, comm) {
+			found[comm] = pid
+		}
+	}
+	return found, nil
 }
 
 func writeKubeconfig(cfg *rest.Config, path string) error {

@@ -41,7 +41,18 @@ type ReviewLatency struct {
 	Reviews   ReviewCounts `json:"reviews"`
 	// Millis is create to the Complete condition, seen by a watch.
 	Millis stats.Summary `json:"millis"`
-	Error  string        `json:"error,omitempty"`
+	// CPUMillisPerReview is the CPU each process spent per review made,
+	// from /proc over the reviews (nothing else runs then).
+	CPUMillisPerReview ReviewCPU `json:"cpuMillisPerReview"`
+	Error              string    `json:"error,omitempty"`
+}
+
+// ReviewCPU is CPU time per review, in milliseconds; zero where it could
+// not be read.
+type ReviewCPU struct {
+	APIServer float64 `json:"apiserver"`
+	Etcd      float64 `json:"etcd"`
+	Scheduler float64 `json:"scheduler"`
 }
 
 // ReviewCounts says what became of the reviews created.
@@ -219,6 +230,11 @@ func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[
 	}
 	defer rw.stop()
 	r.logf("explain: %d reviews one at a time on %d nodes", n, nodes)
+	procs, procErr := r.CP.Processes()
+	if procErr != nil {
+		r.logf("explain: no CPU per review: %v", procErr)
+	}
+	cpuBefore := [3]float64{cpuSeconds(procs.APIServer), cpuSeconds(procs.Etcd), sched.Usage().CPUSeconds}
 	for i := range n {
 		sr, err := newReview(c, vals, e.ns, schedulerName, i)
 		if err != nil {
@@ -233,8 +249,22 @@ func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[
 		}
 	}
 	lat.Reviews, lat.Millis = rw.result()
-	r.logf("explain: %d nodes: %d reviews, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms",
-		nodes, lat.Reviews.Created, lat.Reviews.Complete, lat.Reviews.Failed, lat.Millis.P50, lat.Millis.P99)
+	if made := lat.Reviews.Created; made > 0 {
+		perReview := func(before, after float64) float64 {
+			if before == 0 || after == 0 {
+				return 0
+			}
+			return (after - before) * 1000 / float64(made)
+		}
+		lat.CPUMillisPerReview = ReviewCPU{
+			APIServer: perReview(cpuBefore[0], cpuSeconds(procs.APIServer)),
+			Etcd:      perReview(cpuBefore[1], cpuSeconds(procs.Etcd)),
+			Scheduler: perReview(cpuBefore[2], sched.Usage().CPUSeconds),
+		}
+	}
+	r.logf("explain: %d nodes: %d reviews, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms; CPU per review: kube-apiserver %.1f ms, etcd %.1f ms, %s %.1f ms",
+		nodes, lat.Reviews.Created, lat.Reviews.Complete, lat.Reviews.Failed, lat.Millis.P50, lat.Millis.P99,
+		lat.CPUMillisPerReview.APIServer, lat.CPUMillisPerReview.Etcd, sched.Name(), lat.CPUMillisPerReview.Scheduler)
 	if err := rw.err(); err != nil {
 		return lat, err
 	}
@@ -289,6 +319,18 @@ func (r *Runner) reviewLoad(ctx context.Context, c *workloads.Case, vals map[str
 			r.logf("explain: %v", err)
 		}
 	}
+}
+
+// cpuSeconds is pid's CPU time so far, 0 when pid is 0 or unreadable.
+func cpuSeconds(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	u, err := readUsage(pid)
+	if err != nil {
+		return 0
+	}
+	return u.CPUSeconds
 }
 
 func newReview(c *workloads.Case, vals map[string]int, ns, schedulerName string, i int) (*v1alpha1.SchedulingReview, error) {

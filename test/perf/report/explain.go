@@ -64,11 +64,11 @@ func (r *Report) writeExplain(b *strings.Builder) {
 	fmt.Fprintf(b, "Throughput: the case's throughput run (pods created while the scheduler is stopped, then drained), "+
 		"without reviews and with %.0f reviews/s created from the resume to the last bind, back to back in this run.\n\n", x.Rate)
 	if len(x.Sizes) > 0 {
-		b.WriteString("| nodes | reviews | complete / failed / unanswered | create→Complete ms p50 / p90 / p99 / max |\n|---:|---:|---:|---:|\n")
+		b.WriteString("| nodes | reviews | complete / failed / unanswered | create→Complete ms p50 / p90 / p99 / max | CPU ms per review: kube-apiserver / etcd / profile-scheduler |\n|---:|---:|---:|---:|---:|\n")
 		for _, s := range x.Sizes {
-			c, m := s.Reviews, s.Millis
-			fmt.Fprintf(b, "| %d | %d | %d / %d / %d | %.0f / %.0f / %.0f / %.0f |\n",
-				s.Nodes, c.Created, c.Complete, c.Failed, c.Unanswered, m.P50, m.P90, m.P99, m.Max)
+			c, m, cpu := s.Reviews, s.Millis, s.CPUMillisPerReview
+			fmt.Fprintf(b, "| %d | %d | %d / %d / %d | %.0f / %.0f / %.0f / %.0f | %.1f / %.1f / %.1f |\n",
+				s.Nodes, c.Created, c.Complete, c.Failed, c.Unanswered, m.P50, m.P90, m.P99, m.Max, cpu.APIServer, cpu.Etcd, cpu.Scheduler)
 		}
 		b.WriteString("\n")
 	}

@@ -47,7 +47,8 @@ func explainReport(with float64) *Report {
 			Scheduler: harness.Ours,
 			Rate:      10,
 			Sizes: []harness.ReviewLatency{
-				{Nodes: 500, Reviews: harness.ReviewCounts{Created: 50, Complete: 50}, Millis: stats.Summary{N: 50, P50: 12, P90: 20, P99: 31, Max: 31}},
+				{Nodes: 500, Reviews: harness.ReviewCounts{Created: 50, Complete: 50}, Millis: stats.Summary{N: 50, P50: 12, P90: 20, P99: 31, Max: 31},
+					CPUMillisPerReview: harness.ReviewCPU{APIServer: 10.66, Etcd: 1.2, Scheduler: 3.04}},
 				{Nodes: 5000, Reviews: harness.ReviewCounts{Created: 50, Complete: 49, Failed: 1, FirstFailure: "review-3: EvaluationFailed: x"},
 					Millis: stats.Summary{N: 50, P50: 80, P90: 110, P99: 140, Max: 150}},
 			},
@@ -68,8 +69,8 @@ func TestExplainMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"## SchedulingReview (explain)",
 		"upstream kube-scheduler has no SchedulingReview",
-		"| 500 | 50 | 50 / 0 / 0 | 12 / 20 / 31 / 31 |",
-		"| 5000 | 50 | 49 / 1 / 0 | 80 / 110 / 140 / 150 |",
+		"| 500 | 50 | 50 / 0 / 0 | 12 / 20 / 31 / 31 | 10.7 / 1.2 / 3.0 |",
+		"| 5000 | 50 | 49 / 1 / 0 | 80 / 110 / 140 / 150 | 0.0 / 0.0 / 0.0 |",
 		"| 1 | 400 | 200.0 (200/200/200) | 194.0 (194/194/194) | 0.97 | 2.00 / 2.50 | 20 / 20 / 0 | 15 / 40 |",
 		"- 5000 nodes: failed review review-3: EvaluationFailed: x",
 		"| explain: create→Complete p50 / p99, 500 nodes | reported | 12 / 31 ms (50 of 50 complete) | yes |",
