@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -62,4 +65,56 @@ func TestReviewAsksForTheScoresStatusLists(t *testing.T) {
 		g.Expect(reviewer.reqs[len(reviewer.reqs)-1].ScoredNodes).To(Equal(tc.want), "spec.maxNodes %v", tc.maxNodes)
 		g.Expect(reviewStatus(sr, out, metav1.Now()).Result.SelectedNode).To(Equal("n1"))
 	}
+}
+
+// The answer is written with an update of the version read. A review
+// changed meanwhile makes it conflict: that is no error (the change comes
+// back through the watch), and the next reconcile answers.
+func TestReviewAnswerConflictIsRetriedNotAnError(t *testing.T) {
+	g := NewWithT(t)
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	sr := &v1alpha1.SchedulingReview{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "why"},
+		Spec: v1alpha1.SchedulingReviewSpec{
+			PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "pause"}}}},
+		},
+	}
+	base := fake.NewClientBuilder().WithScheme(scheme).WithObjects(sr).WithStatusSubresource(sr).
+		WithIndex(&v1alpha1.SchedulerProfile{}, indexSchedulerName, func(o client.Object) []string {
+			return []string{o.(*v1alpha1.SchedulerProfile).EffectiveSchedulerName()}
+		}).Build()
+	writes := 0
+	c := interceptor.NewClient(base, interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			writes++
+			if writes == 1 {
+				// Someone labels the review between the read and the write.
+				latest := &v1alpha1.SchedulingReview{}
+				g.Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), latest)).To(Succeed())
+				latest.Labels = map[string]string{"team": "a"}
+				g.Expect(c.Update(ctx, latest)).To(Succeed())
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+	})
+	r := &schedulingReviewReconciler{Client: c, Reviewer: &recordingReviewer{}, now: metav1.Now}
+	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(sr)}
+
+	res, err := r.Reconcile(context.Background(), req)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res).To(Equal(reconcile.Result{}))
+	got := &v1alpha1.SchedulingReview{}
+	g.Expect(base.Get(context.Background(), req.NamespacedName, got)).To(Succeed())
+	g.Expect(got.Finished()).To(BeFalse(), "the conflicting write must not land")
+
+	res, err = r.Reconcile(context.Background(), req)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.RequeueAfter).To(Equal(600 * time.Second))
+	g.Expect(base.Get(context.Background(), req.NamespacedName, got)).To(Succeed())
+	g.Expect(got.Finished()).To(BeTrue())
+	g.Expect(got.Status.Result.SelectedNode).To(Equal("n1"))
+	g.Expect(got.Labels).To(HaveKeyWithValue("team", "a"))
+	g.Expect(writes).To(Equal(2))
 }
