@@ -96,6 +96,12 @@ type Run struct {
 	CPUSeconds      float64 `json:"cpuSeconds"`
 	TotalCPUSeconds float64 `json:"totalCPUSeconds"`
 	PeakRSSBytes    int64   `json:"peakRSSBytes"`
+	// APIServerCPUSeconds and EtcdCPUSeconds are kube-apiserver's and
+	// etcd's CPU time over the measured step (from the resume in a
+	// throughput run; a latency run's include creating the pods): what
+	// serving this scheduler cost the control plane.
+	APIServerCPUSeconds float64 `json:"apiserverCPUSeconds,omitempty"`
+	EtcdCPUSeconds      float64 `json:"etcdCPUSeconds,omitempty"`
 	// PeakSockets is the most sockets the scheduler process had open at
 	// once during the measured step (sampled every 100 ms): its API server
 	// connections, watches share them, plus its listeners. A client with
@@ -570,6 +576,11 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		}
 	}
 	cpu0 := sched.Usage().CPUSeconds
+	procs, procErr := r.CP.Processes()
+	if procErr != nil {
+		r.logf("%s: no control plane CPU: %v", run, procErr)
+	}
+	var cp0 [2]float64
 	t0 := time.Now()
 	switch run.Mode {
 	case ModeThroughput:
@@ -594,9 +605,11 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		}
 		t0 = time.Now()
 		e.measureStart = t0
+		cp0 = [2]float64{cpuSeconds(procs.APIServer), cpuSeconds(procs.Etcd)}
 		resume()
 	case ModeLatency:
 		e.measureStart = t0
+		cp0 = [2]float64{cpuSeconds(procs.APIServer), cpuSeconds(procs.Etcd)}
 		if err := r.createPodsAt(ctx, pods, run.Rate); err != nil {
 			return err
 		}
@@ -611,6 +624,10 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	stopSockets := watchSockets(sched.PID(), 100*time.Millisecond)
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
+	if cp0[0] > 0 && cp0[1] > 0 {
+		run.APIServerCPUSeconds = cpuSeconds(procs.APIServer) - cp0[0]
+		run.EtcdCPUSeconds = cpuSeconds(procs.Etcd) - cp0[1]
+	}
 	run.PeakSockets = stopSockets()
 	if r.HeapProfile {
 		if err := saveHeapProfile(ctx, r.Dir, fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name()), sched.PprofURL()); err != nil {

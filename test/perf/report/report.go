@@ -134,6 +134,39 @@ func (p runs) peakRSS() float64 {
 
 func cpuPerPod(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }
 
+// controlPlanePerPod is kube-apiserver's and etcd's CPU per pod bound.
+func controlPlanePerPod(r *harness.Run) float64 {
+	return (r.APIServerCPUSeconds + r.EtcdCPUSeconds) / float64(max(r.Bound, 1))
+}
+
+// writeControlPlane shows what each scheduler's throughput run cost
+// kube-apiserver and etcd per pod bound, where the runs recorded it.
+func (r *Report) writeControlPlane(b *strings.Builder, cases []string) {
+	cell := func(run *harness.Run) string {
+		if run == nil || run.APIServerCPUSeconds == 0 {
+			return "–"
+		}
+		n := float64(max(run.Bound, 1))
+		return fmt.Sprintf("%.2f / %.2f", 1000*run.APIServerCPUSeconds/n, 1000*run.EtcdCPUSeconds/n)
+	}
+	var rows []string
+	for _, c := range cases {
+		up, ours := r.find(c, harness.Upstream, harness.ModeThroughput), r.find(c, harness.Ours, harness.ModeThroughput)
+		if cell(up) == "–" && cell(ours) == "–" {
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", c, cell(up), cell(ours), ratio(up, ours, controlPlanePerPod)))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Control plane cost\n\n")
+	b.WriteString("kube-apiserver's and etcd's CPU time from the resume to the last bind of the throughput runs above, per pod bound: " +
+		"what serving each scheduler cost the shared control plane (on 2 cores it competes with the scheduler).\n\n")
+	b.WriteString("| case | upstream kube-apiserver / etcd CPU ms per pod | ours kube-apiserver / etcd CPU ms per pod | both ours/up |\n|---|---:|---:|---:|\n")
+	b.WriteString(strings.Join(rows, "\n") + "\n\n")
+}
+
 // swap is scheduler s's swap run without leader election.
 func (r *Report) swap(s string) *harness.SwapRun {
 	for _, run := range r.Swaps {
@@ -330,6 +363,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
+
+	r.writeControlPlane(b, cases)
 
 	if len(r.Agreement) > 0 {
 		b.WriteString("## Placement agreement\n\n")

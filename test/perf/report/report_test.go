@@ -282,3 +282,32 @@ func TestSwapChartWindows(t *testing.T) {
 		t.Errorf("swap.png is not a PNG (%v)", err)
 	}
 }
+
+func TestControlPlaneCostPerPod(t *testing.T) {
+	rep := sampleReport()
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "## Control plane cost") {
+		t.Errorf("a report of runs without control plane CPU has the section:\n%s", b.String())
+	}
+	for _, run := range rep.Runs {
+		if run.Mode == harness.ModeThroughput {
+			// 100 pods bound: upstream 0.2 s + 0.05 s, ours 0.3 s + 0.05 s.
+			run.APIServerCPUSeconds, run.EtcdCPUSeconds = 0.2, 0.05
+			if run.Scheduler == harness.Ours {
+				run.APIServerCPUSeconds = 0.3
+			}
+		}
+	}
+	b.Reset()
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Control plane cost", "| basic | 2.00 / 0.50 | 3.00 / 0.50 | 1.40 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+}
