@@ -3,6 +3,7 @@ package harness
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -36,5 +37,24 @@ func TestOpenSockets(t *testing.T) {
 	}
 	for _, l := range ls {
 		l.Close()
+	}
+}
+
+func TestWriteLatenciesInBindOrder(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	st := StepStats{
+		BindTimes: []time.Time{t0.Add(2 * time.Second), t0.Add(500 * time.Millisecond)},
+		Latencies: []time.Duration{40 * time.Millisecond, 2500 * time.Microsecond},
+	}
+	path := filepath.Join(t.TempDir(), "l.csv")
+	if err := writeLatencies(path, t0, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "bound_s,latency_ms\n0.500,2.5\n2.000,40.0\n"; string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

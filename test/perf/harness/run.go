@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -642,6 +646,12 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	run.DoubleBound = st.Rebinds
 	run.Throughput = stats.WindowThroughput(t0, st.BindTimes, time.Second)
 	run.LatencyMillis = stats.Summarize(stats.Durations(st.Latencies))
+	if run.Mode == ModeLatency && r.Dir != "" {
+		name := fmt.Sprintf("%s-%s-%d-%s.latencies.csv", c.Name, run.Mode, run.Repeat, sched.Name())
+		if err := writeLatencies(filepath.Join(r.Dir, name), t0, st); err != nil {
+			r.logf("%s: %v", run, err)
+		}
+	}
 	last := t0
 	for _, b := range st.BindTimes {
 		if b.After(last) {
@@ -702,4 +712,21 @@ func (r *Runner) overcommitted(ctx context.Context) ([]string, error) {
 		}
 	}
 	return over, nil
+}
+
+// writeLatencies writes each bound pod of a latency run as a CSV row: when
+// it was bound (seconds from the first create) and its creation-to-bind
+// latency, in bind order, so a tail can be placed in time.
+func writeLatencies(path string, t0 time.Time, st StepStats) error {
+	rows := make([]int, len(st.BindTimes))
+	for i := range rows {
+		rows[i] = i
+	}
+	sort.Slice(rows, func(a, b int) bool { return st.BindTimes[rows[a]].Before(st.BindTimes[rows[b]]) })
+	var b strings.Builder
+	b.WriteString("bound_s,latency_ms\n")
+	for _, i := range rows {
+		fmt.Fprintf(&b, "%.3f,%.1f\n", st.BindTimes[i].Sub(t0).Seconds(), float64(st.Latencies[i].Microseconds())/1000)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
