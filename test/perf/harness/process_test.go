@@ -58,3 +58,28 @@ func TestWriteLatenciesInBindOrder(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestStallSecondsCountsBurstsOfCreations(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	var seen []time.Time
+	// 80 pods/s for 5 s, steady: no stall.
+	for i := range 400 {
+		seen = append(seen, t0.Add(time.Duration(i)*12500*time.Microsecond))
+	}
+	if got := stallSeconds(seen, t0); got != 0 {
+		t.Fatalf("steady creations: %d stall seconds, want 0", got)
+	}
+	// Two bunches in second 2 and one in second 4, each of BurstSize
+	// within a millisecond; three at once is no burst.
+	for _, at := range []time.Duration{2100 * time.Millisecond, 2700 * time.Millisecond, 4300 * time.Millisecond} {
+		for i := range BurstSize {
+			seen = append(seen, t0.Add(at+time.Duration(i)*200*time.Microsecond))
+		}
+	}
+	for i := range BurstSize - 2 {
+		seen = append(seen, t0.Add(3500*time.Millisecond+time.Duration(i)*100*time.Microsecond))
+	}
+	if got := stallSeconds(seen, t0); got != 2 {
+		t.Errorf("got %d stall seconds, want 2 (seconds 2 and 4)", got)
+	}
+}

@@ -113,6 +113,12 @@ type Run struct {
 	// connections (100 each) dials a new connection for each request over
 	// that, which shows here and in the peak RSS.
 	PeakSockets int `json:"peakSockets,omitempty"`
+	// StallSeconds, in a latency run, counts the seconds in which the
+	// harness's own pod watch saw creations bunched (BurstSize or more
+	// within BurstWindow) although it creates them at a steady rate: the
+	// API server, etcd or the machine stalled, whatever the scheduler did,
+	// and the run's latency tail reflects it.
+	StallSeconds int `json:"stallSeconds,omitempty"`
 	// Preempted counts pods of earlier steps deleted during the measured step.
 	Preempted int `json:"preempted,omitempty"`
 	// DoubleBound counts pods seen on two nodes; Overcommitted lists nodes
@@ -646,6 +652,9 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	run.DoubleBound = st.Rebinds
 	run.Throughput = stats.WindowThroughput(t0, st.BindTimes, time.Second)
 	run.LatencyMillis = stats.Summarize(stats.Durations(st.Latencies))
+	if run.Mode == ModeLatency {
+		run.StallSeconds = stallSeconds(st.SeenTimes, t0)
+	}
 	if run.Mode == ModeLatency && r.Dir != "" {
 		name := fmt.Sprintf("%s-%s-%d-%s.latencies.csv", c.Name, run.Mode, run.Repeat, sched.Name())
 		if err := writeLatencies(filepath.Join(r.Dir, name), t0, st); err != nil {
@@ -729,4 +738,30 @@ func writeLatencies(path string, t0 time.Time, st StepStats) error {
 		fmt.Fprintf(&b, "%.3f,%.1f\n", st.BindTimes[i].Sub(t0).Seconds(), float64(st.Latencies[i].Microseconds())/1000)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// BurstSize pod creations seen within BurstWindow make a burst: at the
+// latency runs' rates (at most 100 pods/s, one create every 10 ms or more)
+// a steady watch never shows one.
+const (
+	BurstSize   = 4
+	BurstWindow = 3 * time.Millisecond
+)
+
+// stallSeconds counts the seconds since t0 that hold a burst of creations
+// among seen (when the watch first saw each pod).
+func stallSeconds(seen []time.Time, t0 time.Time) int {
+	times := append([]time.Time(nil), seen...)
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	stalled := map[int64]bool{}
+	lo := 0
+	for hi := range times {
+		for times[hi].Sub(times[lo]) > BurstWindow {
+			lo++
+		}
+		if hi-lo+1 >= BurstSize {
+			stalled[int64(times[hi].Sub(t0)/time.Second)] = true
+		}
+	}
+	return len(stalled)
 }

@@ -576,6 +576,10 @@ func runNote(r *harness.Run, repeated bool) string {
 	if r.Preempted > 0 {
 		parts = append(parts, fmt.Sprintf("%d pods preempted", r.Preempted))
 	}
+	if r.StallSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("the harness's own watch saw pod creations bunched (%d or more within %s) in %d s of the run: the control plane stalled, and the latency tail reflects it whichever scheduler ran",
+			harness.BurstSize, harness.BurstWindow, r.StallSeconds))
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -311,3 +311,23 @@ func TestControlPlaneCostPerPod(t *testing.T) {
 		}
 	}
 }
+
+func TestControlPlaneStallNoted(t *testing.T) {
+	rep := sampleReport()
+	for _, run := range rep.Runs {
+		if run.Mode == harness.ModeLatency && run.Scheduler == harness.Upstream {
+			run.StallSeconds = 2
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "- basic/latency/upstream: the harness's own watch saw pod creations bunched (4 or more within 3ms) in 2 s of the run"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in:\n%s", want, b.String())
+	}
+	if strings.Contains(b.String(), "basic/latency/ours: the harness") {
+		t.Errorf("a stall noted for a run without one:\n%s", b.String())
+	}
+}
