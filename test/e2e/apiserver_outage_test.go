@@ -27,6 +27,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // apiServer is the suite's kube-apiserver process, found as the child of
@@ -44,30 +45,11 @@ type apiServer struct {
 
 func findAPIServer() *apiServer {
 	GinkgoHelper()
-	entries, err := os.ReadDir("/proc")
+	children, err := testenv.ChildProcesses(os.Getpid())
 	Expect(err).NotTo(HaveOccurred())
-	self := os.Getpid()
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(self) {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		argv := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if filepath.Base(argv[0]) == "kube-apiserver" {
-			return &apiServer{path: argv[0], args: argv[1:], pid: pid}
+	for _, c := range children {
+		if c.Name() == "kube-apiserver" {
+			return &apiServer{path: c.Argv[0], args: c.Argv[1:], pid: c.PID}
 		}
 	}
 	Fail("no kube-apiserver child process found")

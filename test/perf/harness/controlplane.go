@@ -7,9 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
@@ -32,6 +30,9 @@ type ControlPlane struct {
 	Core kubernetes.Interface
 	// Client reads and writes SchedulerProfiles.
 	Client client.WithWatch
+
+	procs    ControlPlaneProcesses
+	procsErr error
 }
 
 // StartControlPlane starts etcd and kube-apiserver from bin/k8s (or
@@ -49,6 +50,7 @@ func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Optio
 		return nil, err
 	}
 	cp := &ControlPlane{env: env, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	cp.procs, cp.procsErr = findProcesses()
 	if err := writeKubeconfig(cfg, cp.Kubeconfig); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
@@ -90,49 +92,36 @@ func (cp *ControlPlane) Stop() error {
 // ControlPlaneProcesses are the pids of kube-apiserver and etcd.
 type ControlPlaneProcesses struct{ APIServer, Etcd int }
 
-// Processes finds the kube-apiserver and etcd this process started (envtest
-// runs them as its children).
-func (cp *ControlPlane) Processes() (ControlPlaneProcesses, error) {
-	found, err := children(os.Getpid(), "kube-apiserver", "etcd")
-	out := ControlPlaneProcesses{APIServer: found["kube-apiserver"], Etcd: found["etcd"]}
-	if err == nil && (out.APIServer == 0 || out.Etcd == 0) {
-		err = fmt.Errorf("control plane processes not found among this process's children: %+v", out)
-	}
-	return out, err
+// CPUSeconds are kube-apiserver's and etcd's CPU time so far, 0 for one
+// not found or no longer readable.
+func (p ControlPlaneProcesses) CPUSeconds() (apiserver, etcd float64) {
+	return cpuSeconds(p.APIServer), cpuSeconds(p.Etcd)
 }
 
-// children finds the child processes of ppid by command name (the last
-// one of each name), from /proc.
-func children(ppid int, names ...string) (map[string]int, error) {
-	entries, err := os.ReadDir("/proc")
+// Processes are the kube-apiserver and etcd StartControlPlane started,
+// found once then; the error says why one was not found.
+func (cp *ControlPlane) Processes() (ControlPlaneProcesses, error) { return cp.procs, cp.procsErr }
+
+// findProcesses finds kube-apiserver and etcd among this process's
+// children (envtest starts them so).
+func findProcesses() (ControlPlaneProcesses, error) {
+	var out ControlPlaneProcesses
+	children, err := testenv.ChildProcesses(os.Getpid())
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	found := map[string]int{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parens.
-		s := string(stat)
-		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closing < open {
-			continue
-		}
-		f := strings.Fields(s[closing+1:])
-		if len(f) < 2 || f[1] != strconv.Itoa(ppid) {
-			continue
-		}
-		if comm := s[open+1 : closing]; slices.Contains(names, comm) {
-			found[comm] = pid
+	for _, c := range children {
+		switch c.Name() {
+		case "kube-apiserver":
+			out.APIServer = c.PID
+		case "etcd":
+			out.Etcd = c.PID
 		}
 	}
-	return found, nil
+	if out.APIServer == 0 || out.Etcd == 0 {
+		return out, fmt.Errorf("control plane processes not found among this process's children: %+v", out)
+	}
+	return out, nil
 }
 
 func writeKubeconfig(cfg *rest.Config, path string) error {

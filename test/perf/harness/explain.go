@@ -232,9 +232,10 @@ func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[
 	r.logf("explain: %d reviews one at a time on %d nodes", n, nodes)
 	procs, procErr := r.CP.Processes()
 	if procErr != nil {
-		r.logf("explain: no CPU per review: %v", procErr)
+		r.logf("explain: no control plane CPU per review: %v", procErr)
 	}
-	cpuBefore := [3]float64{cpuSeconds(procs.APIServer), cpuSeconds(procs.Etcd), sched.Usage().CPUSeconds}
+	api0, etcd0 := procs.CPUSeconds()
+	sched0 := sched.Usage().CPUSeconds
 	for i := range n {
 		sr, err := newReview(c, vals, e.ns, schedulerName, i)
 		if err != nil {
@@ -256,10 +257,11 @@ func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[
 			}
 			return (after - before) * 1000 / float64(made)
 		}
+		api, etcd := procs.CPUSeconds()
 		lat.CPUMillisPerReview = ReviewCPU{
-			APIServer: perReview(cpuBefore[0], cpuSeconds(procs.APIServer)),
-			Etcd:      perReview(cpuBefore[1], cpuSeconds(procs.Etcd)),
-			Scheduler: perReview(cpuBefore[2], sched.Usage().CPUSeconds),
+			APIServer: perReview(api0, api),
+			Etcd:      perReview(etcd0, etcd),
+			Scheduler: perReview(sched0, sched.Usage().CPUSeconds),
 		}
 	}
 	r.logf("explain: %d nodes: %d reviews, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms; CPU per review: kube-apiserver %.1f ms, etcd %.1f ms, %s %.1f ms",
@@ -319,18 +321,6 @@ func (r *Runner) reviewLoad(ctx context.Context, c *workloads.Case, vals map[str
 			r.logf("explain: %v", err)
 		}
 	}
-}
-
-// cpuSeconds is pid's CPU time so far, 0 when pid is 0 or unreadable.
-func cpuSeconds(pid int) float64 {
-	if pid == 0 {
-		return 0
-	}
-	u, err := readUsage(pid)
-	if err != nil {
-		return 0
-	}
-	return u.CPUSeconds
 }
 
 func newReview(c *workloads.Case, vals map[string]int, ns, schedulerName string, i int) (*v1alpha1.SchedulingReview, error) {

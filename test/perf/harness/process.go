@@ -84,6 +84,18 @@ func (p *Process) Usage() Usage {
 	return p.last
 }
 
+// cpuSeconds is pid's CPU time so far, 0 when pid is 0 or unreadable.
+func cpuSeconds(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	u, err := readUsage(pid)
+	if err != nil {
+		return 0
+	}
+	return u.CPUSeconds
+}
+
 func readUsage(pid int) (Usage, error) {
 	var u Usage
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -590,7 +590,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	if procErr != nil {
 		r.logf("%s: no control plane CPU: %v", run, procErr)
 	}
-	var cp0 [2]float64
+	var api0, etcd0 float64
 	t0 := time.Now()
 	switch run.Mode {
 	case ModeThroughput:
@@ -615,11 +615,11 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		}
 		t0 = time.Now()
 		e.measureStart = t0
-		cp0 = [2]float64{cpuSeconds(procs.APIServer), cpuSeconds(procs.Etcd)}
+		api0, etcd0 = procs.CPUSeconds()
 		resume()
 	case ModeLatency:
 		e.measureStart = t0
-		cp0 = [2]float64{cpuSeconds(procs.APIServer), cpuSeconds(procs.Etcd)}
+		api0, etcd0 = procs.CPUSeconds()
 		if err := r.createPodsAt(ctx, pods, run.Rate); err != nil {
 			return err
 		}
@@ -634,9 +634,9 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	stopSockets := watchSockets(sched.PID(), 100*time.Millisecond)
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
-	if cp0[0] > 0 && cp0[1] > 0 {
-		run.APIServerCPUSeconds = cpuSeconds(procs.APIServer) - cp0[0]
-		run.EtcdCPUSeconds = cpuSeconds(procs.Etcd) - cp0[1]
+	if api0 > 0 && etcd0 > 0 {
+		api, etcd := procs.CPUSeconds()
+		run.APIServerCPUSeconds, run.EtcdCPUSeconds = api-api0, etcd-etcd0
 	}
 	run.PeakSockets = stopSockets()
 	if r.HeapProfile {

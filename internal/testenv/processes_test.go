@@ -1,0 +1,38 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+)
+
+func TestChildProcessesFindsChildrenOnly(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	children, err := ChildProcesses(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(children, func(c ChildProcess) bool { return c.PID == cmd.Process.Pid })
+	if i < 0 {
+		t.Fatalf("sleep (pid %d) not among the children %+v", cmd.Process.Pid, children)
+	}
+	if got := children[i]; got.Name() != "sleep" || !slices.Equal(got.Argv[1:], []string{"30"}) {
+		t.Errorf("child %+v: want sleep with argument 30", got)
+	}
+	// Only children: the test process's parent has it as a grandchild.
+	others, err := ChildProcesses(os.Getppid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(others, func(c ChildProcess) bool { return c.PID == cmd.Process.Pid }) {
+		t.Errorf("a grandchild was reported as a child")
+	}
+}
