@@ -113,12 +113,7 @@ func (r *Report) writeExplain(b *strings.Builder) {
 			notes = append(notes, fmt.Sprintf("pair %d: failed review %s", i+1, p.Reviews.FirstFailure))
 		}
 	}
-	for _, n := range notes {
-		fmt.Fprintf(b, "- %s\n", n)
-	}
-	if len(notes) > 0 {
-		b.WriteString("\n")
-	}
+	writeNotes(b, notes)
 }
 
 // targetRows are the explain rows of the targets table.

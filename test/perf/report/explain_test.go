@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -61,11 +60,7 @@ func explainReport(with float64) *Report {
 }
 
 func TestExplainMarkdown(t *testing.T) {
-	var b bytes.Buffer
-	if err := explainReport(194).WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	md := b.String()
+	md := markdown(t, explainReport(194))
 	for _, want := range []string{
 		"## SchedulingReview (explain)",
 		"upstream kube-scheduler has no SchedulingReview",
@@ -81,11 +76,8 @@ func TestExplainMarkdown(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
 	}
-	b.Reset()
-	if err := explainReport(180).WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	if want := "| explain: throughput with 10 reviews/s / without | >= 0.95 | 0.90 | **no** |"; !strings.Contains(b.String(), want) {
-		t.Errorf("report lacks %q:\n%s", want, b.String())
+	md = markdown(t, explainReport(180))
+	if want := "| explain: throughput with 10 reviews/s / without | >= 0.95 | 0.90 | **no** |"; !strings.Contains(md, want) {
+		t.Errorf("report lacks %q:\n%s", want, md)
 	}
 }

@@ -63,12 +63,7 @@ func (r *Report) writeGang(b *strings.Builder, cases []string) {
 		}
 	}
 	b.WriteString("\n")
-	for _, n := range notes {
-		fmt.Fprintf(b, "- %s\n", n)
-	}
-	if len(notes) > 0 {
-		b.WriteString("\n")
-	}
+	writeNotes(b, notes)
 }
 
 // gangTotals sums scheduler s's runs of case c: groups partially bound,

@@ -43,11 +43,7 @@ func TestGangSection(t *testing.T) {
 			gangRun(harness.Ours, harness.ModeLatency, 1, 50, 60, 0, nil, 3),
 		},
 	}
-	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	md := b.String()
+	md := markdown(t, rep)
 	for _, want := range []string{
 		"## Gang scheduling",
 		"| gang | throughput | upstream | 4 / 4 | 100.0 | 100/200/400 | 0 | 3 / 3 |",
@@ -71,11 +67,7 @@ func TestGangSection(t *testing.T) {
 	for _, run := range rep.Runs {
 		run.Gang.PartiallyBound, run.Gang.PartiallyBoundGroups, run.Gang.StayedPending = 0, nil, 3
 	}
-	b.Reset()
-	if err := rep.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	md = b.String()
+	md = markdown(t, rep)
 	for _, want := range []string{
 		"| gang: groups partially bound (all runs) | 0 | upstream 0, ours 0 | yes |",
 		"| gang: groups that cannot fit left pending (all runs) | all | upstream 12 of 12, ours 12 of 12 | yes |",
@@ -89,7 +81,7 @@ func TestGangSection(t *testing.T) {
 	}
 
 	// The JSON carries the group figures of every run.
-	b.Reset()
+	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +96,7 @@ func TestGangSection(t *testing.T) {
 
 // Without runs that measured groups there is no gang section or target.
 func TestNoGangSection(t *testing.T) {
-	var b bytes.Buffer
-	if err := sampleReport().WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	if md := b.String(); strings.Contains(md, "Gang scheduling") || strings.Contains(md, "partially bound") {
+	if md := markdown(t, sampleReport()); strings.Contains(md, "Gang scheduling") || strings.Contains(md, "partially bound") {
 		t.Errorf("gang section without gang runs:\n%s", md)
 	}
 }

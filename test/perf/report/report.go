@@ -132,6 +132,16 @@ func (p runs) peakRSS() float64 {
 	return float64(rss)
 }
 
+// writeNotes lists notes under a table, a blank line after them.
+func writeNotes(b *strings.Builder, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(b, "- %s\n", n)
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n")
+	}
+}
+
 func cpuPerPod(r *harness.Run) float64 { return r.CPUSeconds / float64(max(r.Bound, 1)) }
 
 // controlPlanePerPod is kube-apiserver's and etcd's CPU per pod bound.
@@ -142,8 +152,9 @@ func controlPlanePerPod(r *harness.Run) float64 {
 // writeControlPlane shows what each scheduler's throughput run cost
 // kube-apiserver and etcd per pod bound, where the runs recorded it.
 func (r *Report) writeControlPlane(b *strings.Builder, cases []string) {
+	recorded := func(run *harness.Run) bool { return run != nil && run.APIServerCPUSeconds > 0 }
 	cell := func(run *harness.Run) string {
-		if run == nil || run.APIServerCPUSeconds == 0 {
+		if !recorded(run) {
 			return "–"
 		}
 		n := float64(max(run.Bound, 1))
@@ -152,7 +163,7 @@ func (r *Report) writeControlPlane(b *strings.Builder, cases []string) {
 	var rows []string
 	for _, c := range cases {
 		up, ours := r.find(c, harness.Upstream, harness.ModeThroughput), r.find(c, harness.Ours, harness.ModeThroughput)
-		if cell(up) == "–" && cell(ours) == "–" {
+		if !recorded(up) && !recorded(ours) {
 			continue
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", c, cell(up), cell(ours), ratio(up, ours, controlPlanePerPod)))
@@ -356,12 +367,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 		b.WriteString("\n")
-		for _, n := range notes {
-			fmt.Fprintf(b, "- %s\n", n)
-		}
-		if len(notes) > 0 {
-			b.WriteString("\n")
-		}
+		writeNotes(b, notes)
 	}
 
 	r.writeControlPlane(b, cases)

@@ -49,12 +49,18 @@ func sampleReport() *Report {
 	}
 }
 
-func TestMarkdownRatios(t *testing.T) {
+// markdown is r's Markdown report.
+func markdown(t *testing.T, r *Report) string {
+	t.Helper()
 	var b bytes.Buffer
-	if err := sampleReport().WriteMarkdown(&b); err != nil {
+	if err := r.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	md := b.String()
+	return b.String()
+}
+
+func TestMarkdownRatios(t *testing.T) {
+	md := markdown(t, sampleReport())
 	var row string
 	for _, l := range strings.Split(md, "\n") {
 		if strings.HasPrefix(l, "| basic | 100 |") {
@@ -145,13 +151,9 @@ func TestTargetsShowTheRangeOverRuns(t *testing.T) {
 				MeasuredPods: 10, Bound: 10, CPUSeconds: 1, Throughput: stats.Throughput{Average: pair[j]}})
 		}
 	}
-	var b bytes.Buffer
-	if err := r.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
 	want := "| basic: throughput ours/upstream | >= 1.0 | 1.05 (runs 0.90–1.20) | yes |"
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("missing %q in:\n%s", want, b.String())
+	if md := markdown(t, r); !strings.Contains(md, want) {
+		t.Errorf("missing %q in:\n%s", want, md)
 	}
 }
 
@@ -162,13 +164,7 @@ func TestShortStepsNoted(t *testing.T) {
 	for i, run := range r.Runs {
 		run.MeasureSeconds = []float64{3.2, 12, 15, 11}[i]
 	}
-	md := func() string {
-		var buf bytes.Buffer
-		if err := r.WriteMarkdown(&buf); err != nil {
-			t.Fatal(err)
-		}
-		return buf.String()
-	}
+	md := func() string { return markdown(t, r) }
 	if out := md(); strings.Contains(out, "lasted under") {
 		t.Errorf("no minimum set, yet a note:\n%s", out)
 	}
@@ -189,13 +185,7 @@ func TestConnectionStormNoted(t *testing.T) {
 	for i, run := range r.Runs {
 		run.PeakSockets = []int{20, 18, 14, 30}[i]
 	}
-	md := func() string {
-		var buf bytes.Buffer
-		if err := r.WriteMarkdown(&buf); err != nil {
-			t.Fatal(err)
-		}
-		return buf.String()
-	}
+	md := func() string { return markdown(t, r) }
 	if out := md(); strings.Contains(out, "connection storm") {
 		t.Errorf("no run over %d sockets, yet a note:\n%s", stormSockets, out)
 	}
@@ -260,18 +250,15 @@ func TestSwapChartWindows(t *testing.T) {
 		{Scheduler: harness.Upstream, LeaderElection: true, Swaps: 3, LongestGapMillis: 3500, Changes: []harness.Change{{GapMillis: 3000}, {GapMillis: 3500}}},
 		{Scheduler: harness.Ours, Swaps: 9, LongestGapMillis: 60, Changes: []harness.Change{{GapMillis: 40}, {GapMillis: 60}}},
 	}}
-	var md bytes.Buffer
-	if err := rep.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
+	md := markdown(t, rep)
 	for _, want := range []string{
 		"| measure | upstream (restart) | upstream (restart, lease hand-over) | ours (update) | ours/upstream |",
 		"| longest gap with no bind, ms | 600 | 3500 | 60 | 0.10 |",
 		"| gap after a change p50 / max, ms | 500 / 600 | 3000 / 3500 | 40 / 60 | 0.10 |",
 		"| swap: upstream lease hand-over gap (for comparison) | reported | 3500 ms | yes |",
 	} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, md.String())
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "swap.png")
@@ -285,12 +272,8 @@ func TestSwapChartWindows(t *testing.T) {
 
 func TestControlPlaneCostPerPod(t *testing.T) {
 	rep := sampleReport()
-	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(b.String(), "## Control plane cost") {
-		t.Errorf("a report of runs without control plane CPU has the section:\n%s", b.String())
+	if md := markdown(t, rep); strings.Contains(md, "## Control plane cost") {
+		t.Errorf("a report of runs without control plane CPU has the section:\n%s", md)
 	}
 	for _, run := range rep.Runs {
 		if run.Mode == harness.ModeThroughput {
@@ -301,13 +284,10 @@ func TestControlPlaneCostPerPod(t *testing.T) {
 			}
 		}
 	}
-	b.Reset()
-	if err := rep.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
+	md := markdown(t, rep)
 	for _, want := range []string{"## Control plane cost", "| basic | 2.00 / 0.50 | 3.00 / 0.50 | 1.40 |"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, b.String())
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
 		}
 	}
 }
@@ -319,15 +299,12 @@ func TestControlPlaneStallNoted(t *testing.T) {
 			run.StallSeconds = 2
 		}
 	}
-	var b bytes.Buffer
-	if err := rep.WriteMarkdown(&b); err != nil {
-		t.Fatal(err)
-	}
+	md := markdown(t, rep)
 	want := "- basic/latency/upstream: the harness's own watch saw pod creations bunched (4 or more within 3ms) in 2 s of the run"
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("missing %q in:\n%s", want, b.String())
+	if !strings.Contains(md, want) {
+		t.Errorf("missing %q in:\n%s", want, md)
 	}
-	if strings.Contains(b.String(), "basic/latency/ours: the harness") {
-		t.Errorf("a stall noted for a run without one:\n%s", b.String())
+	if strings.Contains(md, "basic/latency/ours: the harness") {
+		t.Errorf("a stall noted for a run without one:\n%s", md)
 	}
 }
