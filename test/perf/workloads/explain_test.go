@@ -8,40 +8,30 @@ import (
 )
 
 func TestExplainCase(t *testing.T) {
-	cases, err := Load(Embedded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		if c.Name != "explain" {
-			continue
+	c := embeddedCase(t, "explain")
+	for _, tc := range []struct {
+		scale string
+		sizes []int
+	}{{ScaleDefault, []int{500, 5000}}, {"small", []int{100, 1000}}} {
+		vals, err := c.Values(tc.scale, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, tc := range []struct {
-			scale string
-			sizes []int
-		}{{ScaleDefault, []int{500, 5000}}, {"small", []int{100, 1000}}} {
-			vals, err := c.Values(tc.scale, nil)
+		var got []int
+		for _, n := range c.Explain.Sizes {
+			v, err := n.Value(vals)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []int
-			for _, n := range c.Explain.Sizes {
-				v, err := n.Value(vals)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, v)
-			}
-			if len(got) != len(tc.sizes) || got[0] != tc.sizes[0] || got[1] != tc.sizes[1] {
-				t.Errorf("%s: sizes %v, want %v", tc.scale, got, tc.sizes)
-			}
-			if r, _ := c.Explain.Rate.Value(vals); r != 10 {
-				t.Errorf("%s: %d reviews/s beside the throughput run, want 10", tc.scale, r)
-			}
+			got = append(got, v)
 		}
-		return
+		if len(got) != len(tc.sizes) || got[0] != tc.sizes[0] || got[1] != tc.sizes[1] {
+			t.Errorf("%s: sizes %v, want %v", tc.scale, got, tc.sizes)
+		}
+		if r, _ := c.Explain.Rate.Value(vals); r != 10 {
+			t.Errorf("%s: %d reviews/s beside the throughput run, want 10", tc.scale, r)
+		}
 	}
-	t.Fatal("no explain case")
 }
 
 func TestExplainValidation(t *testing.T) {

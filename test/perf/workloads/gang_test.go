@@ -117,19 +117,7 @@ func TestGroupValidation(t *testing.T) {
 // groups that cannot fit (members bigger than a node, or fewer members
 // than minCount) expected pending; at both scales.
 func TestGangCase(t *testing.T) {
-	cases, err := Load(Embedded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c *Case
-	for _, x := range cases {
-		if x.Name == "gang" {
-			c = x
-		}
-	}
-	if c == nil {
-		t.Fatal("no gang case")
-	}
+	c := embeddedCase(t, "gang")
 	if !c.PodGroups() {
 		t.Fatal("gang case without the GenericWorkload gate")
 	}

@@ -96,19 +96,7 @@ func TestCount(t *testing.T) {
 // than every other by a margin the resource scores of small pods cannot
 // close.
 func TestPlacementUniqueBest(t *testing.T) {
-	cases, err := Load(Embedded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c *Case
-	for _, x := range cases {
-		if x.Name == "placement" {
-			c = x
-		}
-	}
-	if c == nil {
-		t.Fatal("no placement case")
-	}
+	c := embeddedCase(t, "placement")
 	for _, scale := range []string{ScaleDefault, "small"} {
 		vals, err := c.Values(scale, nil)
 		if err != nil {
@@ -332,4 +320,20 @@ func TestChurnTemplates(t *testing.T) {
 			t.Errorf("mixed-churn priority classes = %v", c.PriorityClasses)
 		}
 	}
+}
+
+// embeddedCase is the built-in case named name.
+func embeddedCase(t *testing.T, name string) *Case {
+	t.Helper()
+	cases, err := Load(Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no %s case", name)
+	return nil
 }
