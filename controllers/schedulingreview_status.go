@@ -80,8 +80,9 @@ func maxNodes(sr *v1alpha1.SchedulingReview) int {
 }
 
 // podResult bounds a pod's review for status: the first maxNodes feasible
-// nodes in rank order with their scores a column per plugin, and rejected nodes grouped by plugin and reason,
-// largest group first, each naming at most maxNodes nodes.
+// nodes in rank order, their scores a column per plugin, and rejected
+// nodes grouped by plugin and reason, largest group first, each naming at
+// most maxNodes nodes.
 func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 	out := &v1alpha1.PodReviewResult{
 		Pod:           p.Pod.Namespace + "/" + p.Pod.Name,
