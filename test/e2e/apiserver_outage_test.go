@@ -179,6 +179,15 @@ func (s *podStream) end() []string {
 	return append([]string(nil), s.created...)
 }
 
+// catchUp is how long after kube-apiserver serves again the operator may
+// take to see a change, as upstream kube-scheduler may: client-go's
+// reflectors back off exponentially while the API server is away, up to a
+// wait in [30 s, 60 s), and a reflector meets it twice on the way back:
+// once before it watches again, and once more before it lists anew, when
+// the new kube-apiserver answers a watch from the resourceVersion seen
+// before the outage with 410 Gone. Two such waits and 30 s to act.
+const catchUp = 150 * time.Second
+
 // checkBoundOnce checks that every pod of ns is bound, by no more than one
 // binding each, and that no node holds more CPU requests than it has.
 func checkBoundOnce(ctx SpecContext, ns string, pods []string) {
@@ -189,7 +198,7 @@ func checkBoundOnce(ctx SpecContext, ns string, pods []string) {
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p)).To(Succeed())
 			g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s/%s is not bound", ns, name)
 		}
-	}).WithTimeout(90 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
+	}).WithTimeout(catchUp).WithPolling(250 * time.Millisecond).Should(Succeed())
 
 	// A binding the API server committed just before it was killed may
 	// miss from the audit log, so a pod has at most one: a second would be
@@ -313,7 +322,7 @@ var _ = Describe("the API server goes away", Ordered, func() {
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(sp), sp)).To(Succeed())
 		sp.Spec.PercentageOfNodesToScore = ptr.To[int32](70)
 		Expect(k8s.Update(ctx, sp)).To(Succeed())
-		Eventually(live).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).
+		Eventually(live).WithTimeout(catchUp).WithPolling(200 * time.Millisecond).
 			Should(HaveField("Status.ActiveGeneration", sp.Generation))
 
 		By("every pod is bound exactly once and no node is overcommitted")

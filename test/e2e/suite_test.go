@@ -81,7 +81,11 @@ var _ = AfterSuite(func() {
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
 	}
-	if workDir != "" {
+	switch {
+	case workDir == "":
+	case os.Getenv("E2E_KEEP_WORKDIR") != "":
+		fmt.Fprintf(os.Stderr, "e2e work directory kept: %s\n", workDir)
+	default:
 		_ = os.RemoveAll(workDir)
 	}
 })
