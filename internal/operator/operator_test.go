@@ -8,9 +8,13 @@ import (
 	"sync"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
 )
 
 // TestSchedulerClientsDoNotAskForGzip sends a request through each of the
@@ -51,6 +55,56 @@ func TestSchedulerClientsDoNotAskForGzip(t *testing.T) {
 		}
 		if name == "scheduler" && !strings.Contains(h.Get("User-Agent"), "scheduler") {
 			t.Errorf("scheduler client's User-Agent is %q, want it to name the scheduler", h.Get("User-Agent"))
+		}
+	}
+}
+
+// TestSchedulerClientsSendProtobuf sends what the scheduler writes most, a
+// pod's binding and an event, through its clients to a real HTTP server
+// and checks that both go as protobuf, as kube-scheduler sends them:
+// client-go's hand-written Bind sends JSON unless the config asks for
+// protobuf.
+func TestSchedulerClientsSendProtobuf(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Get("Content-Type")
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+
+	schedCfg, eventCfg := schedulerClientConfigs(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	cs, err := kubernetes.NewForConfig(schedCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecs, err := kubernetes.NewForConfig(eventCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server answers 404; only the requests matter.
+	_ = cs.CoreV1().Pods("default").Bind(context.Background(), &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p"},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: "n"},
+	}, metav1.CreateOptions{})
+	sink := &events.EventSinkImpl{Interface: ecs.EventsV1()}
+	_, _ = sink.Create(context.Background(), &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p.1"}})
+
+	for path, what := range map[string]string{
+		"/api/v1/namespaces/default/pods/p/binding":        "the binding",
+		"/apis/events.k8s.io/v1/namespaces/default/events": "the event",
+	} {
+		mu.Lock()
+		ct, ok := seen[path]
+		mu.Unlock()
+		if !ok {
+			t.Errorf("%s: no request to %s", what, path)
+			continue
+		}
+		if ct != runtime.ContentTypeProtobuf {
+			t.Errorf("%s is sent as %q, want %q", what, ct, runtime.ContentTypeProtobuf)
 		}
 	}
 }
