@@ -44,6 +44,7 @@ func TestWriteLatenciesInBindOrder(t *testing.T) {
 	t0 := time.Unix(100, 0)
 	st := StepStats{
 		BindTimes: []time.Time{t0.Add(2 * time.Second), t0.Add(500 * time.Millisecond)},
+		BoundPods: []string{"p-1", "p-0"},
 		Latencies: []time.Duration{40 * time.Millisecond, 2500 * time.Microsecond},
 	}
 	path := filepath.Join(t.TempDir(), "l.csv")
@@ -54,7 +55,7 @@ func TestWriteLatenciesInBindOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "bound_s,latency_ms\n0.500,2.5\n2.000,40.0\n"; string(got) != want {
+	if want := "pod,bound_at,bound_s,latency_ms\np-0,00:01:40.500000,0.500,2.5\np-1,00:01:42.000000,2.000,40.0\n"; string(got) != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -266,6 +266,8 @@ type StepStats struct {
 	Deleted   int
 	Rebinds   int
 	BindTimes []time.Time
+	// BoundPods names the pod of each of BindTimes and Latencies.
+	BoundPods []string
 	// SeenTimes are when each pod first appeared on the watch.
 	SeenTimes []time.Time
 	Latencies []time.Duration
@@ -297,6 +299,7 @@ func (r *Recorder) StepSince(step string, since time.Time) StepStats {
 		}
 		s.Bound++
 		s.BindTimes = append(s.BindTimes, p.bound)
+		s.BoundPods = append(s.BoundPods, name)
 		from := p.created
 		if from.Before(since) {
 			from = since

@@ -723,9 +723,10 @@ func (r *Runner) overcommitted(ctx context.Context) ([]string, error) {
 	return over, nil
 }
 
-// writeLatencies writes each bound pod of a latency run as a CSV row: when
-// it was bound (seconds from the first create) and its creation-to-bind
-// latency, in bind order, so a tail can be placed in time.
+// writeLatencies writes each bound pod of a latency run as a CSV row: its
+// name, when it was bound (UTC, to place it in the schedulers' logs, and
+// seconds from the first create) and its creation-to-bind latency, in bind
+// order, so a tail can be placed in time.
 func writeLatencies(path string, t0 time.Time, st StepStats) error {
 	rows := make([]int, len(st.BindTimes))
 	for i := range rows {
@@ -733,9 +734,10 @@ func writeLatencies(path string, t0 time.Time, st StepStats) error {
 	}
 	sort.Slice(rows, func(a, b int) bool { return st.BindTimes[rows[a]].Before(st.BindTimes[rows[b]]) })
 	var b strings.Builder
-	b.WriteString("bound_s,latency_ms\n")
+	b.WriteString("pod,bound_at,bound_s,latency_ms\n")
 	for _, i := range rows {
-		fmt.Fprintf(&b, "%.3f,%.1f\n", st.BindTimes[i].Sub(t0).Seconds(), float64(st.Latencies[i].Microseconds())/1000)
+		fmt.Fprintf(&b, "%s,%s,%.3f,%.1f\n", st.BoundPods[i], st.BindTimes[i].UTC().Format("15:04:05.000000"),
+			st.BindTimes[i].Sub(t0).Seconds(), float64(st.Latencies[i].Microseconds())/1000)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
