@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +20,21 @@ type ChildProcess struct {
 // Name is the base name of the executable (kube-apiserver, etcd).
 func (c ChildProcess) Name() string { return filepath.Base(c.Argv[0]) }
 
+// StatFields reads /proc/PID/stat and returns its fields after the
+// command name, which may hold spaces and parens: [0] is the state, [1]
+// the parent's pid, [11] and [12] utime and stime in clock ticks.
+func StatFields(pid int) ([]string, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil, errors.New("malformed /proc stat")
+	}
+	return strings.Fields(string(stat[i+1:])), nil
+}
+
 // ChildProcesses lists the processes whose parent is ppid, from /proc:
 // envtest starts etcd and kube-apiserver as children of the process that
 // starts the environment.
@@ -33,12 +50,10 @@ func ChildProcesses(ppid int) ([]ChildProcess, error) {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		fields, err := StatFields(pid)
 		if err != nil {
 			continue // gone meanwhile
 		}
-		// pid (comm) state ppid ...; comm may hold spaces and parens.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 		if len(fields) < 2 || fields[1] != parent {
 			continue
 		}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -62,11 +61,10 @@ func (a *apiServer) stop() {
 	GinkgoHelper()
 	Expect(syscall.Kill(a.pid, syscall.SIGKILL)).To(Succeed())
 	Eventually(func() bool {
-		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(a.pid), "stat"))
+		fields, err := testenv.StatFields(a.pid)
 		if err != nil {
 			return true
 		}
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 		return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
 	}).WithTimeout(30*time.Second).WithPolling(100*time.Millisecond).Should(BeTrue(), "kube-apiserver %d still runs", a.pid)
 	a.restarted = nil

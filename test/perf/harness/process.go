@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100
@@ -98,18 +100,10 @@ func cpuSeconds(pid int) float64 {
 
 func readUsage(pid int) (Usage, error) {
 	var u Usage
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := testenv.StatFields(pid)
 	if err != nil {
 		return u, err
 	}
-	// comm (field 2) may hold spaces; fields after the closing paren start
-	// at field 3 (state), so utime (14) and stime (15) are at 11 and 12.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return u, errors.New("malformed /proc stat")
-	}
-	f := strings.Fields(s[i+1:])
 	if len(f) < 13 {
 		return u, errors.New("short /proc stat")
 	}
