@@ -654,11 +654,11 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	run.LatencyMillis = stats.Summarize(stats.Durations(st.Latencies))
 	if run.Mode == ModeLatency {
 		run.StallSeconds = stallSeconds(st.SeenTimes, t0)
-	}
-	if run.Mode == ModeLatency && r.Dir != "" {
-		name := fmt.Sprintf("%s-%s-%d-%s.latencies.csv", c.Name, run.Mode, run.Repeat, sched.Name())
-		if err := writeLatencies(filepath.Join(r.Dir, name), t0, st); err != nil {
-			r.logf("%s: %v", run, err)
+		if r.Dir != "" {
+			name := fmt.Sprintf("%s-%s-%d-%s.latencies.csv", c.Name, run.Mode, run.Repeat, sched.Name())
+			if err := writeLatencies(filepath.Join(r.Dir, name), t0, st); err != nil {
+				r.logf("%s: %v", run, err)
+			}
 		}
 	}
 	last := t0
