@@ -49,7 +49,7 @@ func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Optio
 	if err != nil {
 		return nil, err
 	}
-	cp := &ControlPlane{env: env, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	cp := &ControlPlane{env: env, Kubeconfig: KubeconfigPath(dir)}
 	cp.procs, cp.procsErr = findProcesses()
 	if err := writeKubeconfig(cfg, cp.Kubeconfig); err != nil {
 		return nil, errors.Join(err, cp.Stop())
@@ -80,6 +80,10 @@ func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Optio
 	}
 	return cp, nil
 }
+
+// KubeconfigPath is the kubeconfig file StartControlPlane writes into dir,
+// the same for every control plane a bench run starts there.
+func KubeconfigPath(dir string) string { return filepath.Join(dir, "kubeconfig") }
 
 // Stop stops kube-apiserver and etcd.
 func (cp *ControlPlane) Stop() error {

@@ -27,8 +27,10 @@ import (
 // BenchLabel marks every node the harness creates, so it can delete them.
 const BenchLabel = "bench.profilescheduler.io/bench"
 
-// Runner runs cases on one control plane.
+// Runner runs cases on a control plane.
 type Runner struct {
+	// CP is the control plane the next run uses (the bench command gives
+	// every run a fresh one).
 	CP *ControlPlane
 	// Workers create objects concurrently.
 	Workers int
@@ -52,7 +54,7 @@ type Runner struct {
 }
 
 // Mode is what a run of a case measures. Each case runs once in each mode
-// per scheduler, on fresh objects.
+// per scheduler, on a fresh control plane.
 type Mode string
 
 const (

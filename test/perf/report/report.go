@@ -173,7 +173,7 @@ func (r *Report) writeControlPlane(b *strings.Builder, cases []string) {
 	}
 	b.WriteString("## Control plane cost\n\n")
 	b.WriteString("kube-apiserver's and etcd's CPU time from the resume to the last bind of the throughput runs above, per pod bound: " +
-		"what serving each scheduler cost the shared control plane (on 2 cores it competes with the scheduler).\n\n")
+		"what serving each scheduler cost the control plane (on 2 cores it competes with the scheduler).\n\n")
 	b.WriteString("| case | upstream kube-apiserver / etcd CPU ms per pod | ours kube-apiserver / etcd CPU ms per pod | both ours/up |\n|---|---:|---:|---:|\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n\n")
 }
@@ -309,7 +309,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(b, "# Benchmark %s\n\n", r.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(b, "Machine: %d CPUs (%s), %d GiB, Linux %s, %s. Scale: %s. ",
 		r.Machine.CPUs, r.Machine.CPUModel, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, r.Scale)
-	fmt.Fprintf(b, "Both schedulers: client QPS %g, burst %d, parallelism %d, one process at a time on the same local control plane.\n\n",
+	fmt.Fprintf(b, "Both schedulers: client QPS %g, burst %d, parallelism %d, one process at a time, each run on a new local control plane.\n\n",
 		r.Settings.QPS, r.Settings.Burst, r.Settings.Parallelism)
 	if r.Repeat > 1 {
 		fmt.Fprintf(b, "Each case ran %d times per scheduler and kind of run, order alternating; the tables show each scheduler's median run, by throughput or by p99 latency (all runs are in report.json).\n\n", r.Repeat)
@@ -323,7 +323,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if len(cases) > 0 {
 		b.WriteString("## Throughput, latency and cost\n\n")
-		b.WriteString("Each case runs twice per scheduler, on fresh objects. " +
+		b.WriteString("Each case runs twice per scheduler, each run on a control plane of its own. " +
 			"Throughput run: the measured pods are created while the scheduler process is stopped (SIGSTOP), then it is resumed; " +
 			"pods bound per second from the resume, average and p50/p90/p99 of 1 s windows, and the scheduler's CPU time from the resume to the last bind, per pod bound. " +
 			"Latency run: the measured pods are created at the same rate for both (arrival: the rate reached, upstream / ours); " +

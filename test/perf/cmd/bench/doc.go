@@ -1,6 +1,6 @@
 // Command bench runs the scheduler benchmark: upstream kube-scheduler and
-// profile-scheduler, one after the other, on the same local control plane,
-// the same nodes and pods and the same profile, and writes a Markdown
+// profile-scheduler, one after the other, each run on a local control plane
+// started for it, the same nodes and pods and the same profile, and writes a Markdown
 // report, its JSON and a chart of the profile-swap storm into
 // bench/results/<timestamp>/. The explain case measures SchedulingReviews,
 // which only profile-scheduler has: it runs on profile-scheduler alone. `make bench` builds what it needs and runs it;

@@ -187,7 +187,6 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	logger.Printf("starting the control plane")
 	// kube-apiserver serves PodGroups only when a selected case has them:
 	// the other cases run on the API server they always had.
 	var cpOpts []testenv.Option
@@ -196,21 +195,38 @@ func run(ctx context.Context, o options) error {
 		cpOpts = append(cpOpts, testenv.WithPodGroups())
 	}
 	cpOpts = append(cpOpts, apiserverOpts...)
-	cp, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, cpOpts...)
-	if err != nil {
-		return err
-	}
+	runner := &harness.Runner{Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, HeapProfile: o.heapProfile, Dir: dir}
+	kubeconfig := harness.KubeconfigPath(dir)
+	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: kubeconfig, Dir: dir, Settings: settings,
+		ExtraArgs: strings.Fields(o.upstreamArgs), Pprof: o.heapProfile}
+	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: kubeconfig, Dir: dir, Settings: settings,
+		ExtraArgs: strings.Fields(o.oursArgs), Pprof: o.heapProfile}
+	byName := map[string]harness.Scheduler{harness.Upstream: up, harness.Ours: ours}
+
+	// Every run gets a control plane of its own, as upstream's
+	// scheduler_perf starts an API server for each workload: kube-apiserver's
+	// memory and CPU grow with what earlier runs left (the pod watch
+	// cache's history, the events), and a run on a used control plane
+	// measures slower than one on a fresh one, so a shared one would favour
+	// whichever scheduler went first.
+	var cp *harness.ControlPlane
 	defer func() {
 		if err := cp.Stop(); err != nil {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 	}()
-	runner := &harness.Runner{CP: cp, Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, HeapProfile: o.heapProfile, Dir: dir}
-	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
-		ExtraArgs: strings.Fields(o.upstreamArgs), Pprof: o.heapProfile}
-	ours := &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: cp.Kubeconfig, Dir: dir, Settings: settings,
-		Client: cp.Client, ExtraArgs: strings.Fields(o.oursArgs), Pprof: o.heapProfile}
-	byName := map[string]harness.Scheduler{harness.Upstream: up, harness.Ours: ours}
+	freshControlPlane := func() error {
+		if err := cp.Stop(); err != nil {
+			logger.Printf("stopping the control plane: %v", err)
+		}
+		cp = nil
+		next, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, cpOpts...)
+		if err != nil {
+			return fmt.Errorf("starting the control plane: %w", err)
+		}
+		cp, runner.CP, ours.Client = next, next, next.Client
+		return nil
+	}
 
 	var failures []error
 	write := func() error {
@@ -219,6 +235,9 @@ func run(ctx context.Context, o options) error {
 	}
 	runOne := func(c *workloads.Case, s, tag string, mode harness.Mode, repeat int) (*harness.Run, error) {
 		sched := byName[s]
+		if err := freshControlPlane(); err != nil {
+			return nil, err
+		}
 		up.SetRun(tag)
 		ours.SetRun(tag)
 		up.FeatureGates, ours.FeatureGates = c.FeatureGatesFlag(), c.FeatureGatesFlag()
@@ -228,6 +247,10 @@ func run(ctx context.Context, o options) error {
 			if s == harness.Upstream && o.swapLeaderElection && err == nil && ctx.Err() == nil {
 				up.SetRun(tag + "-leader-election")
 				up.LeaderElect = true
+				if err := freshControlPlane(); err != nil {
+					up.LeaderElect = false
+					return nil, err
+				}
 				run, err = runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 				up.LeaderElect = false
 				rep.Swaps = append(rep.Swaps, run)
