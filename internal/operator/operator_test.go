@@ -22,19 +22,7 @@ import (
 // no gzip (the API server would otherwise compress every watch event), and
 // the scheduler's user agent on the scheduling client.
 func TestSchedulerClientsDoNotAskForGzip(t *testing.T) {
-	var mu sync.Mutex
-	var seen []http.Header
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Clone())
-		mu.Unlock()
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
-
-	// TLS, as an API server is: over plain HTTP client-go uses Go's
-	// default transport, whatever the config says.
-	schedCfg, eventCfg := schedulerClientConfigs(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	schedCfg, eventCfg, take := schedulerClientsToRecorder(t)
 	for name, cfg := range map[string]*rest.Config{"scheduler": schedCfg, "events": eventCfg} {
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
@@ -42,14 +30,11 @@ func TestSchedulerClientsDoNotAskForGzip(t *testing.T) {
 		}
 		// The server answers 404; only the request matters.
 		_, _ = cs.CoreV1().Pods("default").Get(context.Background(), "p", metav1.GetOptions{})
-		mu.Lock()
-		got := seen
-		seen = nil
-		mu.Unlock()
+		got := take()
 		if len(got) != 1 {
 			t.Fatalf("%s client: server saw %d requests, want 1", name, len(got))
 		}
-		h := got[0]
+		h := got[0].header
 		if enc := h.Get("Accept-Encoding"); strings.Contains(enc, "gzip") {
 			t.Errorf("%s client asks for Accept-Encoding %q, want no gzip", name, enc)
 		}
@@ -65,17 +50,7 @@ func TestSchedulerClientsDoNotAskForGzip(t *testing.T) {
 // client-go's hand-written Bind sends JSON unless the config asks for
 // protobuf.
 func TestSchedulerClientsSendProtobuf(t *testing.T) {
-	var mu sync.Mutex
-	seen := map[string]string{}
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.URL.Path] = r.Header.Get("Content-Type")
-		mu.Unlock()
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
-
-	schedCfg, eventCfg := schedulerClientConfigs(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	schedCfg, eventCfg, take := schedulerClientsToRecorder(t)
 	cs, err := kubernetes.NewForConfig(schedCfg)
 	if err != nil {
 		t.Fatal(err)
@@ -92,13 +67,15 @@ func TestSchedulerClientsSendProtobuf(t *testing.T) {
 	sink := &events.EventSinkImpl{Interface: ecs.EventsV1()}
 	_, _ = sink.Create(context.Background(), &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p.1"}})
 
+	seen := map[string]string{}
+	for _, r := range take() {
+		seen[r.path] = r.header.Get("Content-Type")
+	}
 	for path, what := range map[string]string{
 		"/api/v1/namespaces/default/pods/p/binding":        "the binding",
 		"/apis/events.k8s.io/v1/namespaces/default/events": "the event",
 	} {
-		mu.Lock()
 		ct, ok := seen[path]
-		mu.Unlock()
 		if !ok {
 			t.Errorf("%s: no request to %s", what, path)
 			continue
@@ -106,5 +83,37 @@ func TestSchedulerClientsSendProtobuf(t *testing.T) {
 		if ct != runtime.ContentTypeProtobuf {
 			t.Errorf("%s is sent as %q, want %q", what, ct, runtime.ContentTypeProtobuf)
 		}
+	}
+}
+
+// recordedRequest is what the recording server kept of a request.
+type recordedRequest struct {
+	path   string
+	header http.Header
+}
+
+// schedulerClientsToRecorder starts a TLS server that answers 404 and
+// records every request, and returns the scheduler's two client configs
+// pointed at it, and take, which returns the requests recorded since the
+// last take. TLS, as an API server is: over plain HTTP client-go uses Go's
+// default transport, whatever the config says.
+func schedulerClientsToRecorder(t *testing.T) (sched, events *rest.Config, take func() []recordedRequest) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []recordedRequest
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, recordedRequest{path: r.URL.Path, header: r.Header.Clone()})
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	sched, events = schedulerClientConfigs(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	return sched, events, func() []recordedRequest {
+		mu.Lock()
+		defer mu.Unlock()
+		got := seen
+		seen = nil
+		return got
 	}
 }
