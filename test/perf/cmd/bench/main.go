@@ -245,12 +245,11 @@ func run(ctx context.Context, o options) error {
 			run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 			rep.Swaps = append(rep.Swaps, run)
 			if s == harness.Upstream && o.swapLeaderElection && err == nil && ctx.Err() == nil {
-				up.SetRun(tag + "-leader-election")
-				up.LeaderElect = true
 				if err := freshControlPlane(); err != nil {
-					up.LeaderElect = false
 					return nil, err
 				}
+				up.SetRun(tag + "-leader-election")
+				up.LeaderElect = true
 				run, err = runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 				up.LeaderElect = false
 				rep.Swaps = append(rep.Swaps, run)
