@@ -12,6 +12,7 @@
 #   make bench BENCH_REPEAT=1           one run per case (the default is 3: medians)
 #   make bench BENCH_MODES=throughput   only the throughput runs (or latency)
 #   make bench BENCH_FLAGS="-qps 2000 -burst 2000"
+#   make bench BENCH_FLAGS=-gctrace     GC traces of the schedulers, kube-apiserver and etcd
 #
 # Results go to bench/results/<timestamp>/ (report.md, report.json,
 # swap.svg, logs of every scheduler process).

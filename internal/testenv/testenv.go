@@ -3,6 +3,7 @@ package testenv
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -78,6 +79,18 @@ func WithPodGroups() Option {
 	return func(e *envtest.Environment) {
 		WithAPIServerArg("feature-gates", "GenericWorkload=true")(e)
 		WithAPIServerArg("runtime-config", "scheduling.k8s.io/v1beta1=true")(e)
+	}
+}
+
+// WithOutput sends kube-apiserver's and etcd's standard output and error
+// to w (by default they are discarded).
+func WithOutput(w io.Writer) Option {
+	return func(e *envtest.Environment) {
+		e.ControlPlane.GetAPIServer().Out, e.ControlPlane.GetAPIServer().Err = w, w
+		if e.ControlPlane.Etcd == nil {
+			e.ControlPlane.Etcd = &envtest.Etcd{}
+		}
+		e.ControlPlane.Etcd.Out, e.ControlPlane.Etcd.Err = w, w
 	}
 }
 

@@ -33,6 +33,7 @@ type options struct {
 	burst, parallelism, workers                 int
 	stall, minStep                              time.Duration
 	profile, heapProfile, swapLeaderElection    bool
+	gcTrace                                     bool
 	repeat                                      int
 	modes                                       string
 	set, apiserverArgs                          multiFlag
@@ -80,6 +81,7 @@ func main() {
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.BoolVar(&o.heapProfile, "heap-profile", os.Getenv("BENCH_HEAP_PROFILE") != "", "save each measured step's scheduler heap profile (/debug/pprof/heap, taken after the last bind) into the results; both schedulers serve /debug/pprof for it ($BENCH_HEAP_PROFILE)")
+	flag.BoolVar(&o.gcTrace, "gctrace", os.Getenv("BENCH_GCTRACE") != "", "run both schedulers, kube-apiserver and etcd with GODEBUG=gctrace=1: every garbage collection is a line in the scheduler's log and in the run's <run>-control-plane.log, which also keeps kube-apiserver's and etcd's own output ($BENCH_GCTRACE)")
 	flag.Var(&o.apiserverArgs, "apiserver-arg", "add flag=value to kube-apiserver's command line (repeatable), e.g. http2-max-streams-per-connection=1000")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
@@ -195,6 +197,14 @@ func run(ctx context.Context, o options) error {
 		cpOpts = append(cpOpts, testenv.WithPodGroups())
 	}
 	cpOpts = append(cpOpts, apiserverOpts...)
+	if o.gcTrace {
+		// The scheduler processes and envtest's kube-apiserver and etcd
+		// inherit this environment; the bench's own runtime reads GODEBUG
+		// only at its start and does not trace.
+		if err := os.Setenv("GODEBUG", strings.TrimPrefix(os.Getenv("GODEBUG")+",gctrace=1", ",")); err != nil {
+			return err
+		}
+	}
 	runner := &harness.Runner{Workers: o.workers, Stall: o.stall, Log: logger, Profile: o.profile, HeapProfile: o.heapProfile, Dir: dir}
 	kubeconfig := harness.KubeconfigPath(dir)
 	up := &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: kubeconfig, Dir: dir, Settings: settings,
@@ -210,17 +220,32 @@ func run(ctx context.Context, o options) error {
 	// measures slower than one on a fresh one, so a shared one would favour
 	// whichever scheduler went first.
 	var cp *harness.ControlPlane
-	defer func() {
-		if err := cp.Stop(); err != nil {
-			logger.Printf("stopping the control plane: %v", err)
-		}
-	}()
-	freshControlPlane := func() error {
+	var cpOut *os.File
+	stopControlPlane := func() {
 		if err := cp.Stop(); err != nil {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 		cp = nil
-		next, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, cpOpts...)
+		if cpOut != nil {
+			_ = cpOut.Close()
+			cpOut = nil
+		}
+	}
+	defer stopControlPlane()
+	// freshControlPlane starts the control plane of one run, named as the
+	// scheduler's log of that run is.
+	freshControlPlane := func(run string) error {
+		stopControlPlane()
+		opts := cpOpts
+		if o.gcTrace {
+			f, err := os.Create(filepath.Join(dir, run+"-control-plane.log"))
+			if err != nil {
+				return err
+			}
+			cpOut = f
+			opts = append(slices.Clone(cpOpts), testenv.WithOutput(f))
+		}
+		next, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, opts...)
 		if err != nil {
 			return fmt.Errorf("starting the control plane: %w", err)
 		}
@@ -235,7 +260,7 @@ func run(ctx context.Context, o options) error {
 	}
 	runOne := func(c *workloads.Case, s, tag string, mode harness.Mode, repeat int) (*harness.Run, error) {
 		sched := byName[s]
-		if err := freshControlPlane(); err != nil {
+		if err := freshControlPlane(tag + "-" + s); err != nil {
 			return nil, err
 		}
 		up.SetRun(tag)
@@ -245,7 +270,7 @@ func run(ctx context.Context, o options) error {
 			run, err := runner.RunSwap(ctx, c, vals[c.Name], sched, o.schedulerName)
 			rep.Swaps = append(rep.Swaps, run)
 			if s == harness.Upstream && o.swapLeaderElection && err == nil && ctx.Err() == nil {
-				if err := freshControlPlane(); err != nil {
+				if err := freshControlPlane(tag + "-leader-election-" + s); err != nil {
 					return nil, err
 				}
 				up.SetRun(tag + "-leader-election")
