@@ -82,15 +82,20 @@ func WithPodGroups() Option {
 	}
 }
 
-// WithOutput sends kube-apiserver's and etcd's standard output and error
-// to w (by default they are discarded).
-func WithOutput(w io.Writer) Option {
+// WithOutput sends kube-apiserver's standard output and error to apiserver
+// and etcd's to etcd (by default both are discarded); a nil writer leaves
+// that process's output discarded.
+func WithOutput(apiserver, etcd io.Writer) Option {
 	return func(e *envtest.Environment) {
-		e.ControlPlane.GetAPIServer().Out, e.ControlPlane.GetAPIServer().Err = w, w
-		if e.ControlPlane.Etcd == nil {
-			e.ControlPlane.Etcd = &envtest.Etcd{}
+		if apiserver != nil {
+			e.ControlPlane.GetAPIServer().Out, e.ControlPlane.GetAPIServer().Err = apiserver, apiserver
 		}
-		e.ControlPlane.Etcd.Out, e.ControlPlane.Etcd.Err = w, w
+		if etcd != nil {
+			if e.ControlPlane.Etcd == nil {
+				e.ControlPlane.Etcd = &envtest.Etcd{}
+			}
+			e.ControlPlane.Etcd.Out, e.ControlPlane.Etcd.Err = etcd, etcd
+		}
 	}
 }
 

@@ -25,21 +25,23 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-func TestWithOutputKeepsKubeAPIServerAndEtcdOutput(t *testing.T) {
-	var out lockedBuffer
-	env, _, err := Start(WithOutput(&out))
+func TestWithOutputKeepsKubeAPIServerAndEtcdOutputApart(t *testing.T) {
+	var apiserver, etcd lockedBuffer
+	env, _, err := Start(WithOutput(&apiserver, &etcd))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	got := out.String()
-	// kube-apiserver logs with klog's header, etcd in JSON.
-	if !regexp.MustCompile(`(?m)^[IWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+\.go:\d+\]`).MatchString(got) {
-		t.Errorf("no kube-apiserver log line in the output:\n%.2000s", got)
+	// kube-apiserver logs with klog's header, etcd in JSON, each to its own
+	// writer.
+	klogLine := regexp.MustCompile(`(?m)^[IWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+\.go:\d+\]`)
+	etcdLine := regexp.MustCompile(`(?m)^\{"level":"\w+".*"caller":"[^"]*etcd`)
+	if got := apiserver.String(); !klogLine.MatchString(got) || etcdLine.MatchString(got) {
+		t.Errorf("kube-apiserver's output: want its klog lines and no etcd line, got:\n%.2000s", got)
 	}
-	if !regexp.MustCompile(`(?m)^\{"level":"\w+".*"caller":"[^"]*etcd`).MatchString(got) {
-		t.Errorf("no etcd log line in the output:\n%.2000s", got)
+	if got := etcd.String(); !etcdLine.MatchString(got) || klogLine.MatchString(got) {
+		t.Errorf("etcd's output: want its JSON lines and no klog line, got:\n%.2000s", got)
 	}
 }

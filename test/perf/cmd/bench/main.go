@@ -81,7 +81,7 @@ func main() {
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("BENCH_PROFILE") != "", "record each measured step's scheduler CPU profile with Linux perf into the results ($BENCH_PROFILE)")
 	flag.BoolVar(&o.heapProfile, "heap-profile", os.Getenv("BENCH_HEAP_PROFILE") != "", "save each measured step's scheduler heap profile (/debug/pprof/heap, taken after the last bind) into the results; both schedulers serve /debug/pprof for it ($BENCH_HEAP_PROFILE)")
-	flag.BoolVar(&o.gcTrace, "gctrace", os.Getenv("BENCH_GCTRACE") != "", "run both schedulers, kube-apiserver and etcd with GODEBUG=gctrace=1: every garbage collection is a line in the scheduler's log and in the run's <run>-control-plane.log, which also keeps kube-apiserver's and etcd's own output ($BENCH_GCTRACE)")
+	flag.BoolVar(&o.gcTrace, "gctrace", os.Getenv("BENCH_GCTRACE") != "", "run both schedulers, kube-apiserver and etcd with GODEBUG=gctrace=1: every garbage collection is a line in the scheduler's log and in the run's <run>-kube-apiserver.log and <run>-etcd.log, which also keep those processes' own output ($BENCH_GCTRACE)")
 	flag.Var(&o.apiserverArgs, "apiserver-arg", "add flag=value to kube-apiserver's command line (repeatable), e.g. http2-max-streams-per-connection=1000")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
@@ -220,16 +220,16 @@ func run(ctx context.Context, o options) error {
 	// measures slower than one on a fresh one, so a shared one would favour
 	// whichever scheduler went first.
 	var cp *harness.ControlPlane
-	var cpOut *os.File
+	var cpOut []*os.File
 	stopControlPlane := func() {
 		if err := cp.Stop(); err != nil {
 			logger.Printf("stopping the control plane: %v", err)
 		}
 		cp = nil
-		if cpOut != nil {
-			_ = cpOut.Close()
-			cpOut = nil
+		for _, f := range cpOut {
+			_ = f.Close()
 		}
+		cpOut = nil
 	}
 	defer stopControlPlane()
 	// freshControlPlane starts the control plane of one run, named as the
@@ -238,12 +238,14 @@ func run(ctx context.Context, o options) error {
 		stopControlPlane()
 		opts := cpOpts
 		if o.gcTrace {
-			f, err := os.Create(filepath.Join(dir, run+"-control-plane.log"))
-			if err != nil {
-				return err
+			for _, name := range []string{"kube-apiserver", "etcd"} {
+				f, err := os.Create(filepath.Join(dir, run+"-"+name+".log"))
+				if err != nil {
+					return err
+				}
+				cpOut = append(cpOut, f)
 			}
-			cpOut = f
-			opts = append(slices.Clone(cpOpts), testenv.WithOutput(f))
+			opts = append(slices.Clone(cpOpts), testenv.WithOutput(cpOut[0], cpOut[1]))
 		}
 		next, err := harness.StartControlPlane(dir, settings.QPS, settings.Burst, opts...)
 		if err != nil {
