@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// lockedBuffer is written by the copiers of two processes at once.
+// lockedBuffer is written by a process's standard output and standard
+// error copiers at once.
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

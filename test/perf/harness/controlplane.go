@@ -21,7 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// ControlPlane is the local etcd and kube-apiserver every run shares.
+// ControlPlane is a local etcd and kube-apiserver (the bench command starts
+// one for every run).
 type ControlPlane struct {
 	env *envtest.Environment
 	// Kubeconfig is a file the scheduler processes use (admin credentials).
