@@ -54,7 +54,7 @@ func TestReviewAsksForTheScoresStatusLists(t *testing.T) {
 		sr := &v1alpha1.SchedulingReview{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "why"},
 			Spec: v1alpha1.SchedulingReviewSpec{
-				PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "pause"}}}},
+				PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: v1alpha1.PodSpecTemplate(corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "pause"}}})},
 				MaxNodes:    tc.maxNodes,
 			},
 		}
@@ -78,7 +78,7 @@ func TestReviewAnswerConflictIsRetriedNotAnError(t *testing.T) {
 	sr := &v1alpha1.SchedulingReview{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "why"},
 		Spec: v1alpha1.SchedulingReviewSpec{
-			PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "pause"}}}},
+			PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: v1alpha1.PodSpecTemplate(corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "pause"}}})},
 		},
 	}
 	base := fake.NewClientBuilder().WithScheme(scheme).WithObjects(sr).WithStatusSubresource(sr).

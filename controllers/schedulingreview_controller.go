@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/decode"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -133,7 +135,11 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 	switch {
 	case spec.PendingPods:
 	case spec.PodTemplate != nil:
-		req.Pod = templatePod(sr, r.now())
+		pod, errs := templatePod(sr, r.now())
+		if len(errs) > 0 {
+			return failed(v1alpha1.ReasonInvalidPodTemplate, errs.ToAggregate().Error()), nil
+		}
+		req.Pod = pod
 	default:
 		req.PodNamespace, req.PodName = sr.Namespace, spec.PodName
 	}
@@ -216,8 +222,9 @@ func (r *schedulingReviewReconciler) servingProfile(ctx context.Context, schedul
 }
 
 // templatePod is spec.podTemplate as a pod created now in the review's
-// namespace, with the defaults the API server would give it.
-func templatePod(sr *v1alpha1.SchedulingReview, now metav1.Time) *corev1.Pod {
+// namespace, with the defaults the API server would give it. A spec that
+// does not decode as a PodSpec gives the errors, each naming its field.
+func templatePod(sr *v1alpha1.SchedulingReview, now metav1.Time) (*corev1.Pod, field.ErrorList) {
 	t := sr.Spec.PodTemplate
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -228,12 +235,14 @@ func templatePod(sr *v1alpha1.SchedulingReview, now metav1.Time) *corev1.Pod {
 			Annotations:       t.Annotations,
 			CreationTimestamp: now,
 		},
-		Spec: *t.Spec.DeepCopy(),
+	}
+	if errs := decode.Strict(t.Spec.Raw, &pod.Spec, field.NewPath("spec", "podTemplate", "spec")); len(errs) > 0 {
+		return nil, errs
 	}
 	if pod.Spec.SchedulerName == "" {
 		pod.Spec.SchedulerName = corev1.DefaultSchedulerName
 	}
-	return pod
+	return pod, nil
 }
 
 // draftMessage is the message of a SchedulerProfile refusal with its

@@ -124,11 +124,11 @@ var _ = Describe("SchedulingReview", func() {
 	It("predicts with a draft profile and a pod template, and applies nothing", func() {
 		sr := newReview(ns, "draft", v1alpha1.SchedulingReviewSpec{
 			ProfileSpec: &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-draft"), PluginConfig: fitArgs("MostAllocated")},
-			PodTemplate: &v1alpha1.ReviewPodTemplate{Labels: map[string]string{"app": "web"}, Spec: corev1.PodSpec{
+			PodTemplate: &v1alpha1.ReviewPodTemplate{Labels: map[string]string{"app": "web"}, Spec: v1alpha1.PodSpecTemplate(corev1.PodSpec{
 				SchedulerName: "sr-draft",
 				NodeSelector:  map[string]string{corev1.LabelHostname: "node-3"},
 				Containers:    []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
-			}},
+			})},
 		})
 		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
 		got := answered(sr)
@@ -160,9 +160,9 @@ var _ = Describe("SchedulingReview", func() {
 		},
 		Entry("unknown pod", v1alpha1.SchedulingReviewSpec{PodName: "nope"}, v1alpha1.ReasonPodNotFound, "spec.podName"),
 		Entry("unknown profile", v1alpha1.SchedulingReviewSpec{PodName: "nope", Profile: "no-such-profile"}, v1alpha1.ReasonProfileNotFound, "spec.profile"),
-		Entry("a pod no profile serves", v1alpha1.SchedulingReviewSpec{PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: corev1.PodSpec{
+		Entry("a pod no profile serves", v1alpha1.SchedulingReviewSpec{PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: v1alpha1.PodSpecTemplate(corev1.PodSpec{
 			SchedulerName: "nobody", Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
-		}}}, v1alpha1.ReasonProfileNotServing, "spec.podName"),
+		})}}, v1alpha1.ReasonProfileNotServing, "spec.podName"),
 		Entry("a draft naming an unknown plugin", v1alpha1.SchedulingReviewSpec{PodName: "nope", ProfileSpec: &v1alpha1.SchedulerProfileSpec{
 			Plugins: &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}},
 		}}, v1alpha1.ReasonUnknownPlugin, "spec.profileSpec"),

@@ -1,8 +1,12 @@
 package v1alpha1
 
 import (
+	"encoding/json"
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // SchedulingReviewSpec asks where a pod would go, and why not elsewhere.
@@ -81,13 +85,27 @@ type ReviewPodTemplate struct {
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// Spec is a core/v1 PodSpec. Its schema is not repeated here; the
-	// operator decodes it. No admission runs on it: spec.priority is used
-	// as given (priorityClassName is not resolved), an empty schedulerName
-	// means default-scheduler.
+	// operator decodes it strictly when it answers, and a spec that does
+	// not decode (a field of the wrong type, an unknown field, a quantity
+	// such as "two") fails this review alone (reason InvalidPodTemplate,
+	// naming the field). It is kept as raw JSON so that such a spec never
+	// stops the operator from reading the other reviews. No admission runs
+	// on it: spec.priority is used as given (priorityClassName is not
+	// resolved), an empty schedulerName means default-scheduler.
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:validation:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
-	Spec corev1.PodSpec `json:"spec"`
+	Spec runtime.RawExtension `json:"spec"`
+}
+
+// PodSpecTemplate is spec as ReviewPodTemplate.Spec holds it.
+func PodSpecTemplate(spec corev1.PodSpec) runtime.RawExtension {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		// A PodSpec holds nothing encoding/json cannot encode.
+		panic(fmt.Sprintf("encoding a PodSpec: %v", err))
+	}
+	return runtime.RawExtension{Raw: data}
 }
 
 // SchedulingReviewStatus is the answer, written once.

@@ -332,7 +332,7 @@ func newReview(c *workloads.Case, vals map[string]int, ns, schedulerName string,
 	return &v1alpha1.SchedulingReview{
 		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: ns},
 		Spec: v1alpha1.SchedulingReviewSpec{
-			PodTemplate: &v1alpha1.ReviewPodTemplate{Labels: pod.Labels, Annotations: pod.Annotations, Spec: pod.Spec},
+			PodTemplate: &v1alpha1.ReviewPodTemplate{Labels: pod.Labels, Annotations: pod.Annotations, Spec: v1alpha1.PodSpecTemplate(pod.Spec)},
 		},
 	}, nil
 }
