@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -424,6 +425,9 @@ func (s *Scheduler) enqueuePending(ctx context.Context, name string) {
 		// PreEnqueue sees all of its members that exist.
 		s.cache.AddPodGroupMember(pod)
 	}
+	// Queued in one documented order (queue.ComparePending), which is the
+	// order a what-if review places them in.
+	slices.SortFunc(pending, queue.ComparePending)
 	n := 0
 	for _, pod := range pending {
 		if s.queue.Add(ctx, pod) {

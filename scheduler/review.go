@@ -23,6 +23,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
 
 // Errors of Review a caller tells apart.
@@ -753,15 +755,19 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 		}
 		pending = append(pending, &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: pod.CreationTimestamp.Time}})
 	}
+	// The profile's queue sort with each pod's creation time as its queue
+	// time, and where it ties, the order the queue takes pods that arrive
+	// together in (queue.ComparePending): the same pods in the same order
+	// for every review of the same state.
 	less := rc.fw.QueueSortFunc()
-	slices.SortStableFunc(pending, func(a, b *framework.QueuedPodInfo) int {
+	slices.SortFunc(pending, func(a, b *framework.QueuedPodInfo) int {
 		switch {
 		case less(a, b):
 			return -1
 		case less(b, a):
 			return 1
 		}
-		return 0
+		return queue.ComparePending(a.Pod, b.Pod)
 	})
 	// Only the node each pod goes to is reported: no node's scores are
 	// listed but the first one's.

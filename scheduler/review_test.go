@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -248,6 +250,64 @@ var _ = Describe("SchedulingReview", func() {
 			Expect(eventsFor(h.ns, p)).To(BeEmpty())
 		}
 		Expect(h.sched.Serving(draftName)).To(BeFalse())
+	})
+
+	It("names, every time, the pods the queue then leaves pending: priority, creation time, then namespace and name", func() {
+		h := startScheduler()
+		name := uniqueName("order")
+		createNode("n1", "2", "4Gi")
+		createNode("n2", "2", "4Gi")
+		createNode("n3", "2", "4Gi")
+		// Eight pods of equal priority, one per node fits: created in an
+		// order their names do not sort in, most within one second (the
+		// resolution of creationTimestamp).
+		var created []*v1.Pod
+		for _, p := range []string{"p5", "p2", "p7", "p0", "p3", "p6", "p1", "p4"} {
+			created = append(created, createPod(newPod(h.ns, p, name, "1500m", "1Gi")))
+		}
+		slices.SortFunc(created, func(a, b *v1.Pod) int {
+			if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+		var order []string
+		for _, p := range created {
+			order = append(order, p.Name)
+		}
+		Eventually(func() int {
+			r, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PendingPods: true, PendingSchedulerName: name, Draft: ptr.To(defaultProfile(name))})
+			Expect(err).NotTo(HaveOccurred())
+			return len(r.WhatIf)
+		}, 10*time.Second, 20*time.Millisecond).Should(Equal(8))
+
+		whatIf := func() (names []string, placed []string) {
+			r := h.review(scheduler.ReviewRequest{PendingPods: true, PendingSchedulerName: name, Draft: ptr.To(defaultProfile(name))})
+			for _, p := range r.WhatIf {
+				names = append(names, p.Name)
+				if p.Node != "" {
+					placed = append(placed, p.Name)
+				}
+			}
+			return names, placed
+		}
+		names, placed := whatIf()
+		Expect(names).To(Equal(order))
+		Expect(placed).To(Equal(order[:3]))
+		for range 5 {
+			again, _ := whatIf()
+			Expect(again).To(Equal(names), "two what-ifs of the same state agree")
+		}
+
+		By("going live: the queue places the pods the what-if named, and leaves the others pending")
+		h.apply(defaultProfile(name))
+		for _, p := range order[:3] {
+			waitBound(h.ns, p, 10*time.Second)
+		}
+		Eventually(failedSchedulingNotes(h.ns, order[7]), 10*time.Second, 20*time.Millisecond).ShouldNot(BeEmpty())
+		for _, p := range order[3:] {
+			Expect(getPod(h.ns, p).Spec.NodeName).To(BeEmpty(), "pod %s of %v", p, order)
+		}
 	})
 
 	It("answers reviews while the profile swaps and pods bind, losing no pod and blocking no cycle", func() {

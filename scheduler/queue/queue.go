@@ -65,6 +65,10 @@ type Queue struct {
 	closed bool
 	// gated is how many unschedulable pods were gated at the last count.
 	gated int
+	// lastAdded is the Timestamp given to the last pod added: pods added
+	// one after another keep the order they were added in, by the queue
+	// sort's timestamp, even where the clock did not move between them.
+	lastAdded time.Time
 
 	// podGroups, when set, turns pod-group scheduling on (podgroups.go):
 	// the PodGroups the scheduler has observed.
@@ -189,6 +193,10 @@ func (q *Queue) countGatedLocked() {
 func (q *Queue) newQueuedPodInfo(pod *v1.Pod) *framework.QueuedPodInfo {
 	pi, _ := framework.NewPodInfo(pod)
 	now := q.clock.Now()
+	if !now.After(q.lastAdded) {
+		now = q.lastAdded.Add(time.Nanosecond)
+	}
+	q.lastAdded = now
 	return &framework.QueuedPodInfo{
 		PodInfo: pi,
 		QueueingParams: framework.QueueingParams{
