@@ -1,0 +1,104 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+)
+
+// reviewCycle is one review: a review framework on the reviews' snapshot,
+// which the review holds (reviews.mu) until end.
+type reviewCycle struct {
+	*reviewFramework
+	// owned: the framework is the review's own (a draft's), closed at end.
+	owned      bool
+	startIndex int
+	mutating   bool
+	// scoredNodes bounds the feasible nodes listed with their scores
+	// (ReviewRequest.ScoredNodes); 0: all of them.
+	scoredNodes int
+}
+
+// startReviewCycle takes the snapshot reviews share (reviews take turns
+// on it until end), brings it up to date with the cache and returns a
+// cycle on it with the review framework of lp's generation, built now if
+// this is its first review, or with a framework built for draft.
+//
+// The cache's lock is held for UpdateSnapshot only, as a scheduling cycle
+// holds it: for the nodes that changed since the last review, not for a
+// copy of the whole cluster, and never across a framework build.
+func (s *Scheduler) startReviewCycle(ctx context.Context, draft *Profile, lp *liveProfile) (*reviewCycle, error) {
+	logger := klog.FromContext(ctx)
+	s.reviews.mu.Lock()
+	snapshot := s.reviews.snapshotLocked()
+	rc := &reviewCycle{owned: draft != nil}
+	var err error
+	if draft != nil {
+		rc.reviewFramework, err = s.newReviewFramework(ctx, *draft, snapshot)
+	} else {
+		rc.reviewFramework, err = s.liveReviewFramework(ctx, lp, snapshot)
+	}
+	if err != nil {
+		s.reviews.mu.Unlock()
+		return nil, err
+	}
+	if err := s.cache.UpdateSnapshot(logger, snapshot); err != nil {
+		rc.end()
+		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
+	}
+	rc.startIndex = int(s.nextStartNodeIndex.Load())
+	return rc, nil
+}
+
+// end hands the review snapshot to the next review, with a bound pod the
+// review took off its node put back, and closes a draft's framework.
+func (rc *reviewCycle) end() {
+	if rc.mutating {
+		if err := rc.snapshot.EndMutations(); err != nil {
+			// The next review starts from a new snapshot (and builds the
+			// review frameworks it needs on it).
+			klog.Background().Error(err, "Restoring the review snapshot failed")
+			rc.parent.reviews.snapshot = nil
+		}
+	}
+	if rc.owned {
+		rc.reviewFramework.close()
+	}
+	rc.parent.reviews.mu.Unlock()
+}
+
+// reviewSnapshot is the snapshot reviews take turns on.
+type reviewSnapshot struct {
+	mu       sync.Mutex
+	snapshot *internalcache.Snapshot
+	// made counts the snapshots made: one, unless restoring one failed.
+	// Every other review updates the one there is with the nodes that
+	// changed since the last review.
+	made int
+}
+
+func (r *reviewSnapshot) snapshotLocked() *internalcache.Snapshot {
+	if r.snapshot == nil {
+		r.snapshot = internalcache.NewEmptySnapshot()
+		r.made++
+	}
+	return r.snapshot
+}
+
+// removePod takes a bound pod off its node in the review's snapshot.
+func (rc *reviewCycle) removePod(logger klog.Logger, pod *v1.Pod) error {
+	if !rc.mutating {
+		if err := rc.snapshot.StartMutations(); err != nil {
+			return err
+		}
+		rc.mutating = true
+	}
+	if _, err := rc.snapshot.Get(pod.Spec.NodeName); err != nil {
+		return nil
+	}
+	return rc.snapshot.RemovePod(logger, pod, pod.Spec.NodeName)
+}

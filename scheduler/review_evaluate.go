@@ -1,0 +1,229 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// evaluate runs one pod through the cycle's decision steps, as
+// schedulePod and schedulingAlgorithm do, with Filter on every node.
+func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, error) {
+	fw := rc.fw
+	out := &PodReview{Pod: pod}
+	state := framework.NewCycleState()
+	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+
+	numAll := rc.snapshot.NumNodesInPlacement()
+	if numAll == 0 {
+		out.Message = failedSchedulingMessage(fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(errNoNodesAvailable))
+		return out, nil
+	}
+	nodes, allNodes, diagnosis, err := runPreFilter(ctx, fw, state, pod, rc.snapshot)
+	if err != nil {
+		return nil, err
+	}
+	var feasible []fwk.NodeInfo
+	rejectedBy := map[string]string{}
+	if nodes != nil {
+		feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, 0, int32(len(nodes)))
+		if err != nil {
+			return nil, err
+		}
+		order := make(map[string]int, len(nodes))
+		for i, n := range nodes {
+			order[n.Node().Name] = i
+		}
+		slices.SortFunc(feasible, func(a, b fwk.NodeInfo) int {
+			return cmp.Compare(order[a.Node().Name], order[b.Node().Name])
+		})
+		out.NumFeasibleNodesToFind, out.StartNode = rc.sampling(nodes)
+		sampled := rc.sampled(nodes, feasible, out.NumFeasibleNodesToFind)
+		// Extenders one at a time, as findNodesThatPassExtenders calls
+		// them, to know which one rejected a node.
+		for _, e := range fw.Extenders() {
+			before := feasible
+			feasible, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, feasible, diagnosis.NodeToStatus)
+			if err != nil {
+				return nil, fmt.Errorf("extender %s: %w", e.Name(), err)
+			}
+			if len(feasible) != len(before) {
+				kept := make(map[string]bool, len(feasible))
+				for _, n := range feasible {
+					kept[n.Node().Name] = true
+				}
+				for _, n := range before {
+					if !kept[n.Node().Name] {
+						rejectedBy[n.Node().Name] = e.Name()
+					}
+				}
+			}
+		}
+		if err := rc.rank(ctx, state, out, feasible, sampled); err != nil {
+			return nil, err
+		}
+	}
+	out.Rejected = rejections(allNodes, feasible, diagnosis.NodeToStatus, rejectedBy)
+	if len(feasible) > 0 {
+		out.SelectedNode = out.Feasible[0].Name
+		return out, nil
+	}
+
+	fitErr := newFitError(pod, numAll, diagnosis)
+	if fw.HasPostFilterPlugins() {
+		out.Preemption = rc.dryRunPreemption(ctx, state, pod, diagnosis.NodeToStatus)
+		fitErr.Diagnosis.PostFilterMsg = out.Preemption.Message
+	}
+	out.Message = failedSchedulingMessage(fwk.NewStatus(fwk.Unschedulable).WithError(fitErr))
+	return out, nil
+}
+
+// rank scores the feasible nodes as the cycle does (prioritizeNodes) and
+// orders them as it picks: highest total first. A feasible nominated node
+// is picked without scoring, as the cycle does; so is a single node.
+func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodReview, feasible []fwk.NodeInfo, sampled map[string]bool) error {
+	pod := out.Pod
+	if len(feasible) == 0 {
+		return nil
+	}
+	var scores []fwk.NodePluginScores
+	if len(feasible) > 1 {
+		var err error
+		scores, err = prioritizeNodes(ctx, rc.fw, state, pod, feasible)
+		if err != nil {
+			return err
+		}
+	} else {
+		scores = []fwk.NodePluginScores{{Name: feasible[0].Node().Name}}
+	}
+	nominated := pod.Status.NominatedNodeName
+	slices.SortStableFunc(scores, func(a, b fwk.NodePluginScores) int {
+		switch {
+		case a.Name == nominated:
+			return -1
+		case b.Name == nominated:
+			return 1
+		}
+		if c := cmp.Compare(b.TotalScore, a.TotalScore); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	// The details of the listed nodes in one allocation: a slice and a
+	// map per feasible node were most of what a review allocated.
+	detailed := len(scores)
+	if rc.scoredNodes > 0 {
+		detailed = min(detailed, rc.scoredNodes)
+	}
+	n := 0
+	for _, ns := range scores[:detailed] {
+		n += len(ns.Scores)
+	}
+	details := make([]ScoreDetail, n)
+	out.Feasible = make([]NodeResult, len(scores))
+	for i, ns := range scores {
+		res := &out.Feasible[i]
+		*res = NodeResult{Name: ns.Name, Total: ns.TotalScore, Sampled: sampled[ns.Name]}
+		if i >= detailed || len(ns.Scores) == 0 {
+			continue
+		}
+		res.Scores, details = details[:len(ns.Scores):len(ns.Scores)], details[len(ns.Scores):]
+		for j, sc := range ns.Scores {
+			d := ScoreDetail{Name: sc.Name, Weighted: sc.Score}
+			if r, ok := rawScore(ns.RawScores, j, sc.Name); ok {
+				d.Raw, d.Weight = r, rc.weights[sc.Name]
+				if d.Weight > 0 {
+					d.Normalized = sc.Score / int64(d.Weight)
+				}
+			} else {
+				d.Extender = true
+			}
+			res.Scores[j] = d
+		}
+	}
+	if len(scores) > 1 && scores[0].Name != nominated {
+		tied := 1
+		for tied < len(scores) && scores[tied].TotalScore == scores[0].TotalScore {
+			tied++
+		}
+		if tied > 1 {
+			out.Tied = tied
+		}
+	}
+	return nil
+}
+
+// rawScore is the raw score of plugin among a node's raw scores. The
+// framework lists them in the order of the weighted scores (whose
+// extenders' scores come last and have no raw score), so it is at index i;
+// it is looked for by name otherwise.
+func rawScore(raw []fwk.PluginScore, i int, plugin string) (int64, bool) {
+	if i < len(raw) && raw[i].Name == plugin {
+		return raw[i].Score, true
+	}
+	for _, r := range raw {
+		if r.Name == plugin {
+			return r.Score, true
+		}
+	}
+	return 0, false
+}
+
+// sampling returns how many feasible nodes the real cycle looks for and
+// the node it would start from.
+func (rc *reviewCycle) sampling(nodes []fwk.NodeInfo) (int, string) {
+	n := int(rc.parent.numFeasibleNodesToFind(rc.fw.PercentageOfNodesToScore(), int32(len(nodes))))
+	if !hasExtenderFilters(rc.fw) && !hasScoring(rc.fw) {
+		n = 1
+	}
+	if len(nodes) == 0 {
+		return n, ""
+	}
+	return n, nodes[rc.startIndex%len(nodes)].Node().Name
+}
+
+// sampled marks the feasible nodes the real cycle would reach: the first
+// numToFind of them going round from the start index.
+func (rc *reviewCycle) sampled(nodes, feasible []fwk.NodeInfo, numToFind int) map[string]bool {
+	fits := make(map[string]bool, len(feasible))
+	for _, n := range feasible {
+		fits[n.Node().Name] = true
+	}
+	out := make(map[string]bool, numToFind)
+	for i := 0; i < len(nodes) && len(out) < numToFind; i++ {
+		name := nodes[(rc.startIndex+i)%len(nodes)].Node().Name
+		if fits[name] {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// rejections lists every node that does not fit, by name, with the status
+// that rejected it: its own, or the status of the nodes no plugin looked at.
+func rejections(allNodes, feasible []fwk.NodeInfo, statuses *framework.NodeToStatus, rejectedBy map[string]string) []NodeRejection {
+	fits := make(map[string]bool, len(feasible))
+	for _, n := range feasible {
+		fits[n.Node().Name] = true
+	}
+	out := make([]NodeRejection, 0, len(allNodes)-len(feasible))
+	for _, n := range allNodes {
+		name := n.Node().Name
+		if fits[name] {
+			continue
+		}
+		st := statuses.Get(name)
+		r := NodeRejection{Node: name, Plugin: st.Plugin(), Reasons: st.Reasons(), Unresolvable: st.Code() == fwk.UnschedulableAndUnresolvable}
+		if e, ok := rejectedBy[name]; ok {
+			r.Plugin = e
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b NodeRejection) int { return cmp.Compare(a.Node, b.Node) })
+	return out
+}

@@ -1,0 +1,187 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// reviewFramework is a framework built for reviews on the snapshot reviews
+// share. A live profile's generation has one, built at its first review,
+// reused by every review of that generation and closed with it (or when
+// the reviews' snapshot is replaced); a draft review builds its own and
+// closes it at its end.
+type reviewFramework struct {
+	fw framework.Framework
+	// snapshot is the reviews' snapshot it was built on.
+	snapshot   *internalcache.Snapshot
+	cancel     context.CancelFunc
+	informers  *frameworkInformers
+	weights    map[string]int32
+	preemption *defaultpreemption.DefaultPreemption
+	// notPreempting explains why preemption is not evaluated.
+	notPreempting string
+	// draPostFilter: DynamicResources' PostFilter runs before preemption.
+	draPostFilter bool
+	parent        *Scheduler
+}
+
+// liveReviewFramework returns the review framework of lp's generation on
+// snapshot, building it if there is none yet (or the one there is was
+// built on a snapshot since replaced). The caller holds reviews.mu and a
+// reference on lp.
+func (s *Scheduler) liveReviewFramework(ctx context.Context, lp *liveProfile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
+	if rf := lp.reviewFramework(); rf != nil && rf.snapshot == snapshot {
+		return rf, nil
+	}
+	rf, err := s.newReviewFramework(ctx, lp.profile, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	if !lp.setReviewFramework(rf) {
+		rf.close()
+		return nil, fmt.Errorf("%w: %q was closed", ErrNotServing, lp.applied.SchedulerName)
+	}
+	return rf, nil
+}
+
+// newReviewFramework builds a framework for p on the reviews' snapshot. The framework shares the scheduler's informers,
+// client (for reads), nominator (read-only), CSI and DRA managers; it has
+// its own waiting-pods and pre-bind maps, no event recorder and no pod
+// activator, so nothing it does reaches the live scheduler. The caller
+// holds reviews.mu.
+func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
+	logger := klog.FromContext(ctx)
+	prof, extenders, _, err := prepareBuild(p)
+	if err != nil {
+		return nil, &BuildError{err}
+	}
+	name := prof.SchedulerName
+	s.reviewBuilds.Add(1)
+	fctx, cancel := context.WithCancel(s.ctx)
+	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
+	fi := newFrameworkInformers(s.informerFactory)
+	opts := append(s.frameworkOptions(fi, snapshot, extenders, noActivation{}, discardEvents{}),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
+		frameworkruntime.WithParallelism(reviewParallelism))
+	// Plugin constructors add indexers to the shared informers: builds
+	// take turns (buildMu), as Apply's and Validate's do.
+	s.buildMu.Lock()
+	fw, err := frameworkruntime.NewFramework(fctx, s.registry, prof, opts...)
+	if err != nil {
+		s.buildMu.Unlock()
+		cancel()
+		fi.removeHandlers()
+		return nil, &BuildError{fmt.Errorf("building framework for %q: %w", name, err)}
+	}
+	rf := &reviewFramework{
+		fw:        fw,
+		snapshot:  snapshot,
+		cancel:    cancel,
+		informers: fi,
+		weights:   map[string]int32{},
+		parent:    s,
+	}
+	s.reviewsOpen.Add(1)
+	plugins := fw.ListPlugins()
+	for _, pl := range plugins.Score.Enabled {
+		rf.weights[pl.Name] = pl.Weight
+	}
+	err = rf.setUpPreemption(fctx, prof, plugins)
+	s.buildMu.Unlock()
+	if err != nil {
+		rf.close()
+		return nil, &BuildError{err}
+	}
+	// A draft's plugins may have asked for informers nothing started yet.
+	s.informerFactory.Start(s.ctx.Done())
+	syncCtx, cancelSync := context.WithTimeout(ctx, informerSyncTimeout)
+	defer cancelSync()
+	for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
+		if !ok {
+			rf.close()
+			return nil, fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	return rf, nil
+}
+
+// setUpPreemption builds a DefaultPreemption of the review's own, with the
+// profile's args, when DefaultPreemption is the profile's PostFilter
+// plugin: its evaluator finds the victims without evicting them.
+// DynamicResources' PostFilter may come first: for a pod without claims it
+// returns Unschedulable without a reason, which leaves the message as
+// DefaultPreemption makes it; for a pod with claims it would deallocate a
+// claim, which a review does not do (the answer says so).
+func (rf *reviewFramework) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, plugins *config.Plugins) error {
+	var others []string
+	found := false
+	for _, p := range plugins.PostFilter.Enabled {
+		switch {
+		case p.Name == defaultpreemption.Name:
+			found = true
+		case p.Name == dynamicresources.Name && !found:
+			rf.draPostFilter = true
+		default:
+			others = append(others, p.Name)
+		}
+	}
+	switch {
+	case len(others) > 0:
+		rf.notPreempting = fmt.Sprintf("PostFilter plugins %v are not run in a review (only %s and %s)", others, dynamicresources.Name, defaultpreemption.Name)
+		return nil
+	case !found:
+		return nil
+	}
+	var args runtime.Object
+	for _, pc := range prof.PluginConfig {
+		if pc.Name == defaultpreemption.Name {
+			args = pc.Args
+		}
+	}
+	if args == nil {
+		return fmt.Errorf("no args for %s in the defaulted profile", defaultpreemption.Name)
+	}
+	pl, err := defaultpreemption.New(ctx, args, rf.fw, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	if err != nil {
+		return fmt.Errorf("initializing plugin %q: %w", defaultpreemption.Name, err)
+	}
+	rf.preemption = pl
+	return nil
+}
+
+// close closes the framework's plugins, cancels its context and removes
+// its informer handlers.
+func (rf *reviewFramework) close() {
+	if err := rf.fw.Close(); err != nil {
+		klog.Background().Error(err, "Closing the plugins of a review failed")
+	}
+	rf.cancel()
+	rf.informers.removeHandlers()
+	rf.parent.reviewsOpen.Add(-1)
+}
+
+// noActivation drops the activations a review's plugins ask for.
+type noActivation struct{}
+
+func (noActivation) Activate(klog.Logger, map[string]*v1.Pod) {}
+
+// discardEvents drops the events a review's plugins record.
+type discardEvents struct{}
+
+func (discardEvents) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...interface{}) {
+}
+func (d discardEvents) WithLogger(klog.Logger) events.EventRecorderLogger { return d }
