@@ -99,6 +99,11 @@ func WithOutput(apiserver, etcd io.Writer) Option {
 	}
 }
 
+// WithCRDDirectory installs the CRDs of dir instead of the project's.
+func WithCRDDirectory(dir string) Option {
+	return func(e *envtest.Environment) { e.CRDDirectoryPaths = []string{dir} }
+}
+
 // newEnvironment returns an environment, not started yet, on the local
 // binaries with the project's CRDs installed.
 func newEnvironment(opts ...Option) (*envtest.Environment, error) {
@@ -131,7 +136,13 @@ func Start(opts ...Option) (*envtest.Environment, *rest.Config, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting control plane from %s: %w", env.BinaryAssetsDirectory, err)
+		// envtest leaves etcd and kube-apiserver running when a step after
+		// their start (installing the CRDs) fails: stop what started.
+		err = fmt.Errorf("starting control plane from %s: %w", env.BinaryAssetsDirectory, err)
+		if stopErr := env.Stop(); stopErr != nil {
+			err = fmt.Errorf("%w (stopping what had started: %v)", err, stopErr)
+		}
+		return nil, nil, err
 	}
 	return env, cfg, nil
 }

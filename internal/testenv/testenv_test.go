@@ -2,7 +2,10 @@ package testenv
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -44,5 +47,43 @@ func TestWithOutputKeepsKubeAPIServerAndEtcdOutputApart(t *testing.T) {
 	}
 	if got := etcd.String(); !etcdLine.MatchString(got) || klogLine.MatchString(got) {
 		t.Errorf("etcd's output: want its JSON lines and no klog line, got:\n%.2000s", got)
+	}
+}
+
+// A start that fails after etcd and kube-apiserver are up (here: a CRD the
+// API server refuses) stops them and leaves no directory of theirs behind.
+func TestStartThatFailsHalfWayStopsWhatItStarted(t *testing.T) {
+	dir := t.TempDir()
+	bad := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: broken.example.com}\nspec:\n  group: example.com\n  names: {kind: Broken, plural: brokens}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The processes' directories go to a TMPDIR of the test's own, which
+	// other packages' control planes, started in parallel, do not use.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	env, _, err := Start(WithCRDDirectory(dir))
+	if err == nil {
+		_ = env.Stop()
+		t.Fatal("Start with a CRD the API server refuses: want an error")
+	}
+	if !strings.Contains(err.Error(), "broken.example.com") {
+		t.Errorf("the error names the CRD: %v", err)
+	}
+	children, cerr := ChildProcesses(os.Getpid())
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	for _, c := range children {
+		if n := c.Name(); n == "etcd" || n == "kube-apiserver" {
+			t.Errorf("%s (pid %d) still runs after the failed start", n, c.PID)
+		}
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("%s left behind in TMPDIR", e.Name())
 	}
 }
