@@ -319,7 +319,7 @@ func (r *schedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 // serving framework in place and is returned as a refusal.
 func (r *schedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope, fp string) *Refusal {
 	sp := s.profile
-	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders})
+	applied, err := r.Profiles.Apply(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders, Generation: sp.Generation})
 	if err != nil {
 		return buildRefusal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -296,10 +297,13 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 		extenders[i] = instrumentExtender(name, extenders[i])
 	}
 	fctx, cancel := context.WithCancel(s.ctx)
-	fctx = klog.NewContext(fctx, logger.WithValues("profile", name))
+	// The framework and its plugins outlive the call that builds them:
+	// their logger is the scheduler's, with the profile and generation,
+	// not the caller's (a reconcile's, whose ID would be stale).
+	fctx = klog.NewContext(fctx, klog.FromContext(s.ctx).WithValues("profile", name, "generation", p.Generation))
 	fi := newFrameworkInformers(s.informerFactory)
 	opts := s.frameworkOptions(fi, s.snapshot, extenders, s.queue, s.broadcaster.NewRecorder(scheme.Scheme, name))
-	fw, err := frameworkruntime.NewFramework(fctx, s.registry, prof, opts...)
+	fw, err := frameworkruntime.NewFramework(fctx, namedPluginLoggers(s.registry), prof, opts...)
 	if err != nil {
 		cancel()
 		fi.removeHandlers()
@@ -435,4 +439,17 @@ func (s *Scheduler) enqueuePending(ctx context.Context, name string) {
 		}
 	}
 	klog.FromContext(ctx).V(2).Info("Queued pending pods of profile", "profile", name, "pods", n)
+}
+
+// namedPluginLoggers wraps each factory of registry so that the plugin it
+// builds gets a logger with its name (as "plugin") for the work it does on
+// its own, outside the framework's calls, whose loggers upstream names.
+func namedPluginLoggers(registry frameworkruntime.Registry) frameworkruntime.Registry {
+	out := make(frameworkruntime.Registry, len(registry))
+	for name, factory := range registry {
+		out[name] = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			return factory(klog.NewContext(ctx, klog.FromContext(ctx).WithValues("plugin", name)), args, h)
+		}
+	}
+	return out
 }

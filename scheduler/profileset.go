@@ -14,6 +14,9 @@ type Profile struct {
 	// Extenders the profile calls, in order. TLS material is inline
 	// (TLSConfig.CAData, CertData, KeyData), never file paths.
 	Extenders []config.Extender
+	// Generation of the object the profile comes from, carried by the
+	// logger of its framework and plugins (0: none, for a draft).
+	Generation int64
 }
 
 // Applied describes the framework that serves (or would serve) a profile.

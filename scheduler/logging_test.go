@@ -1,0 +1,74 @@
+package scheduler_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// loggingPlugin logs, from its factory, with the logger of the context it
+// is built with: what a plugin keeps for the work it does on its own.
+type loggingPlugin struct{}
+
+const loggingPluginName = "LoggingPlugin"
+
+func (loggingPlugin) Name() string { return loggingPluginName }
+
+func (loggingPlugin) Filter(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeInfo) *fwk.Status {
+	return nil
+}
+
+var _ = Describe("A plugin's logger", func() {
+	It("carries its profile, generation and name, and nothing of the call that built it", func() {
+		var mu sync.Mutex
+		var lines []string
+		klog.SetLogger(funcr.New(func(prefix, args string) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, args)
+		}, funcr.Options{}))
+		DeferCleanup(klog.ClearLogger)
+
+		registry := frameworkruntime.Registry{loggingPluginName: func(ctx context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
+			klog.FromContext(ctx).Info("plugin built")
+			return loggingPlugin{}, nil
+		}}
+		h := startScheduler(scheduler.WithOutOfTreeRegistry(registry))
+		name := uniqueName("logging")
+		p := defaultProfile(name, func(c *config.KubeSchedulerProfile) {
+			c.Plugins.Filter.Enabled = append(c.Plugins.Filter.Enabled, config.Plugin{Name: loggingPluginName})
+		})
+		p.Generation = 7
+		// The caller's logger, as a reconcile's carries its reconcile ID.
+		ctx := logr.NewContext(context.Background(), klog.Background().WithValues("reconcileID", "stale"))
+		_, err := h.sched.Apply(ctx, p)
+		Expect(err).NotTo(HaveOccurred())
+
+		mu.Lock()
+		defer mu.Unlock()
+		var built []string
+		for _, l := range lines {
+			if strings.Contains(l, `"msg"="plugin built"`) {
+				built = append(built, l)
+			}
+		}
+		Expect(built).To(HaveLen(1))
+		Expect(built[0]).To(ContainSubstring(`"profile"="` + name + `"`))
+		Expect(built[0]).To(ContainSubstring(`"generation"=7`))
+		Expect(built[0]).To(ContainSubstring(`"plugin"="` + loggingPluginName + `"`))
+		Expect(built[0]).NotTo(ContainSubstring("reconcileID"))
+	})
+})
