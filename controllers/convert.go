@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/decode"
 )
 
 // Refusal says why a generation cannot serve: a reason (one of the
@@ -112,6 +113,11 @@ func decodeRefusal(sp *v1alpha1.SchedulerProfile, err error) *Refusal {
 				return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: unknown field %s (%s)", m[1], strings.Join(paths, ", "), msg)
 			}
 		}
+		if i := slices.IndexFunc(sp.Spec.PluginConfig, func(c v1alpha1.PluginConfig) bool { return c.Name == m[1] }); i >= 0 {
+			if errs := argsFieldErrors(sp.Spec.PluginConfig[i], i); len(errs) > 0 {
+				return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: %s", m[1], errs.ToAggregate().Error())
+			}
+		}
 		return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: %s", m[1], msg)
 	}
 	if strings.Contains(msg, "pluginConfig[") {
@@ -120,6 +126,19 @@ func decodeRefusal(sp *v1alpha1.SchedulerProfile, err error) *Refusal {
 		}
 	}
 	return refuse(v1alpha1.ReasonInvalidSpec, "%s", msg)
+}
+
+// argsFieldErrors decodes the args of pc, entry i of spec.pluginConfig,
+// strictly into the plugin's versioned args type, and returns each error
+// named by its path (spec.pluginConfig[i].args.<field>), where upstream's
+// decoder names Go struct fields. None when the plugin has no args type
+// registered or the args decode.
+func argsFieldErrors(pc v1alpha1.PluginConfig, i int) field.ErrorList {
+	obj, err := scheme.Scheme.New(configv1.SchemeGroupVersion.WithKind(pc.Name + "Args"))
+	if err != nil || len(pc.Args.Raw) == 0 {
+		return nil
+	}
+	return decode.Strict(pc.Args.Raw, obj, field.NewPath("spec", "pluginConfig").Index(i).Child("args"))
 }
 
 // validationRefusal classifies upstream validation errors: one in

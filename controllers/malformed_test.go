@@ -74,25 +74,35 @@ var _ = Describe("A malformed object of ours", func() {
 			`spec.podTemplate.spec.nodeSelektor: Invalid value: unknown field`),
 	)
 
-	It("in a profile's plugin args refuses that profile alone, naming the field, and the others serve", func() {
-		bad := unstructuredObject("SchedulerProfile", "", "malformed-args", map[string]any{
+	It("in a profile's plugin args is refused at admission or refuses that profile alone, naming the field, and the others serve", func() {
+		err := k8s.Create(suiteCtx, unstructuredObject("SchedulerProfile", "", "malformed-args", map[string]any{
 			"pluginConfig": []any{map[string]any{"name": "NodeResourcesFit", "args": "not-an-object"}},
-		})
-		Expect(k8s.Create(suiteCtx, bad)).To(Succeed(), "the API server stores it: plugin args have no schema")
-		DeferCleanup(deleteProfile, "malformed-args")
-		bad2 := unstructuredObject("SchedulerProfile", "", "malformed-args-list", map[string]any{
-			"pluginConfig": []any{map[string]any{"name": "NodeResourcesFit", "args": []any{int64(1), "two"}}},
-		})
-		Expect(k8s.Create(suiteCtx, bad2)).To(Succeed())
-		DeferCleanup(deleteProfile, "malformed-args-list")
+		}))
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "args that are no object: %v", err)
+		Expect(err.Error()).To(ContainSubstring("spec.pluginConfig[0].args"))
+
+		// Inside args nothing has a schema: the API server stores these.
+		for name, args := range map[string]map[string]any{
+			"malformed-args-type":  {"scoringStrategy": "MostAllocated"},
+			"malformed-args-inner": {"scoringStrategy": map[string]any{"type": "MostAllocated", "resources": []any{map[string]any{"name": "cpu", "weight": "heavy"}}}},
+		} {
+			Expect(k8s.Create(suiteCtx, unstructuredObject("SchedulerProfile", "", name, map[string]any{
+				"pluginConfig": []any{map[string]any{"name": "NodeResourcesFit", "args": args}},
+			}))).To(Succeed())
+			DeferCleanup(deleteProfile, name)
+		}
 
 		Expect(k8s.Create(suiteCtx, newProfile("after-malformed", v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
 		DeferCleanup(deleteProfile, "after-malformed")
 		expectLive("after-malformed", timeout)
 
-		for _, name := range []string{"malformed-args", "malformed-args-list"} {
+		for name, field := range map[string]string{
+			"malformed-args-type":  "spec.pluginConfig[0].args.scoringStrategy",
+			"malformed-args-inner": "spec.pluginConfig[0].args.scoringStrategy.resources[0].weight",
+		} {
 			sp := expectRefused(name, v1alpha1.ReasonInvalidPluginArgs, timeout)
 			Expect(readyMessage(sp)).To(ContainSubstring("NodeResourcesFit"))
+			Expect(readyMessage(sp)).To(ContainSubstring(field))
 		}
 	})
 
