@@ -89,7 +89,7 @@ test: envtest-assets ## Run every test: unit and envtest suites, then the schedu
 FUZZTIME ?= 30000x
 # Fuzz targets, as package:Name. Their seed corpora (config/samples, the
 # refusal cases of the tests, testdata/fuzz) also run in `make test`.
-FUZZ_TARGETS ?= ./controllers:FuzzConvertProfile ./controllers:FuzzResolveExtender
+FUZZ_TARGETS ?= ./controllers:FuzzConvertProfile ./controllers:FuzzResolveExtender ./internal/decode:FuzzStrict
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME on top of its corpus; a crasher is kept in the package's testdata/fuzz.
