@@ -105,7 +105,7 @@ and runs against it until interrupted.`,
 				return fmt.Errorf("out-of-tree plugins: %w", err)
 			}
 			o.OutOfTreeRegistry = p.registry
-			o.PluginArgsValidators = p.validators
+			o.PluginArgsValidators = p.argsValidators()
 			ctrl.SetLogger(klog.NewKlogr())
 			return run(cmd.Context(), o)
 		},

@@ -23,6 +23,14 @@
 // validator, in status and at admission alike. A pluginConfig entry naming
 // no registered plugin refuses the profile (UnknownPlugin).
 //
+// Args written in upstream's convention (a versioned type, an internal
+// type, conversion and defaulting registered in upstream's scheduler
+// configuration scheme, as kubernetes-sigs/scheduler-plugins writes them)
+// need no WithPluginArgs: import the plugin's config packages (or give
+// their AddToScheme with WithPluginScheme); the factory receives the
+// internal type, and WithPluginArgsValidator takes that type. WithPluginArgs
+// is the simple route for a plugin with one args type.
+//
 // Bad options (two plugins under one name, a name of an in-tree plugin, an
 // args type or validator for no plugin) make the command fail before
 // anything starts. A factory that returns an error or panics refuses only

@@ -23,7 +23,17 @@ type Option func(*plugins) error
 type plugins struct {
 	registry   frameworkruntime.Registry
 	args       map[string]argsType
-	validators map[string]controllers.ArgsValidator
+	validators map[string]argsValidator
+	// schemes are the plugins' own registrations of their args types
+	// (WithPluginScheme), run on upstream's scheme before args types are
+	// registered.
+	schemes []func(*runtime.Scheme) error
+}
+
+type argsValidator struct {
+	validate controllers.ArgsValidator
+	// typ is the args type the validator takes.
+	typ reflect.Type
 }
 
 type argsType struct {
@@ -35,7 +45,7 @@ func newPlugins() *plugins {
 	return &plugins{
 		registry:   frameworkruntime.Registry{},
 		args:       map[string]argsType{},
-		validators: map[string]controllers.ArgsValidator{},
+		validators: map[string]argsValidator{},
 	}
 }
 
@@ -67,14 +77,25 @@ func WithPlugin(name string, factory frameworkruntime.PluginFactory) Option {
 	}
 }
 
-// WithPluginArgs gives the args of the plugin name a type. T is a pointer to
-// a struct that embeds metav1.TypeMeta (`json:",inline"`) and implements
-// runtime.Object (DeepCopyObject); it is registered as kind <name>Args of
+// WithPluginArgs gives the args of the plugin name a type: the simple route
+// for a plugin of one args type. T is a pointer to a struct that embeds
+// metav1.TypeMeta (`json:",inline"`) and implements runtime.Object
+// (DeepCopyObject); it is registered as kind <name>Args of
 // kubescheduler.config.k8s.io/v1 in upstream's scheduler configuration
 // scheme, as in-tree args are. Then a pluginConfig entry for the plugin is
-// decoded strictly (an unknown field refuses the profile, naming the field),
-// defaults (when not nil) fills in what is unset, also for a profile that
-// runs the plugin without a pluginConfig entry, and the factory receives a T.
+// decoded strictly (an unknown field or a value of the wrong type refuses
+// the profile, naming the field), defaults (when not nil) fills in what is
+// unset, also for a profile that runs the plugin without a pluginConfig
+// entry, and the factory receives a T.
+//
+// A plugin written in upstream's convention (a versioned args type with
+// JSON tags and SetDefaults_ functions, an internal type, and conversions,
+// registered in upstream's scheme when its packages are imported, as
+// kubernetes-sigs/scheduler-plugins' are) needs no WithPluginArgs: import
+// its scheme package (or give its AddToScheme with WithPluginScheme) and
+// its args decode, default and convert as in kube-scheduler; its factory
+// receives the internal type. WithPluginArgs with either of its types is
+// accepted and changes nothing (defaults must then be nil).
 func WithPluginArgs[T runtime.Object](name string, defaults func(T)) Option {
 	return func(p *plugins) error {
 		t := reflect.TypeFor[T]()
@@ -93,12 +114,30 @@ func WithPluginArgs[T runtime.Object](name string, defaults func(T)) Option {
 	}
 }
 
-// WithPluginArgsValidator checks the args of the plugin name, of the type
-// given with WithPluginArgs, after decoding and defaulting: a profile whose
-// args it rejects is refused (InvalidPluginArgs) in status and, when the
-// webhook runs, at admission. path is spec.pluginConfig[i].args; return
-// field errors below it (field.ErrorList.ToAggregate()) so the message names
-// the field, as upstream's validators do.
+// WithPluginScheme registers a plugin's args types, conversions and
+// defaults, written in upstream's convention, with addToScheme (the
+// AddToScheme of its config packages): for a plugin whose packages do not
+// add themselves to upstream's scheme when imported. A registration that
+// panics (a kind registered twice with different types) stops the command
+// with an error.
+func WithPluginScheme(addToScheme func(*runtime.Scheme) error) Option {
+	return func(p *plugins) error {
+		if addToScheme == nil {
+			return errors.New("WithPluginScheme: nil AddToScheme")
+		}
+		p.schemes = append(p.schemes, addToScheme)
+		return nil
+	}
+}
+
+// WithPluginArgsValidator checks the args of the plugin name after decoding
+// and defaulting: a profile whose args it rejects is refused
+// (InvalidPluginArgs) in status and, when the webhook runs, at admission.
+// T is the type the plugin's factory receives: the type given with
+// WithPluginArgs, or, for args in upstream's convention, the internal type.
+// path is spec.pluginConfig[i].args; return field errors below it
+// (field.ErrorList.ToAggregate()) so the message names the field, as
+// upstream's validators do.
 func WithPluginArgsValidator[T runtime.Object](name string, validate func(path *field.Path, args T) error) Option {
 	return func(p *plugins) error {
 		if validate == nil {
@@ -107,12 +146,15 @@ func WithPluginArgsValidator[T runtime.Object](name string, validate func(path *
 		if _, ok := p.validators[name]; ok {
 			return fmt.Errorf("plugin %q: args validator is registered twice", name)
 		}
-		p.validators[name] = func(path *field.Path, args runtime.Object) error {
-			typed, ok := args.(T)
-			if !ok {
-				return field.Invalid(path, fmt.Sprintf("%T", args), fmt.Sprintf("want args of type %v", reflect.TypeFor[T]()))
-			}
-			return validate(path, typed)
+		p.validators[name] = argsValidator{
+			typ: reflect.TypeFor[T](),
+			validate: func(path *field.Path, args runtime.Object) error {
+				typed, ok := args.(T)
+				if !ok {
+					return field.Invalid(path, fmt.Sprintf("%T", args), fmt.Sprintf("want args of type %v", reflect.TypeFor[T]()))
+				}
+				return validate(path, typed)
+			},
 		}
 		return nil
 	}
@@ -133,8 +175,8 @@ func apply(opts []Option) (*plugins, error) {
 		}
 	}
 	for _, name := range sortedKeys(p.validators) {
-		if _, ok := p.args[name]; !ok {
-			errs = append(errs, fmt.Errorf("plugin %q: args validator given without an args type (WithPluginArgs)", name))
+		if _, ok := p.registry[name]; !ok {
+			errs = append(errs, fmt.Errorf("plugin %q: args validator given, but no plugin of that name (WithPlugin)", name))
 		}
 	}
 	if len(errs) > 0 {
@@ -143,16 +185,48 @@ func apply(opts []Option) (*plugins, error) {
 	return p, nil
 }
 
-// register registers the args types with the scheduler configuration
-// scheme. It changes process-wide state, once per run of the command.
+// register registers the plugins' schemes and args types with the
+// scheduler configuration scheme, and checks that each validator takes the
+// type its plugin's args decode into. It changes process-wide state, once
+// per run of the command.
 func (p *plugins) register() error {
+	for _, add := range p.schemes {
+		if err := controllers.AddPluginScheme(add); err != nil {
+			return err
+		}
+	}
 	for _, name := range sortedKeys(p.args) {
 		a := p.args[name]
 		if err := controllers.RegisterPluginArgs(name, a.obj, a.defaults); err != nil {
 			return err
 		}
 	}
-	return nil
+	var errs []error
+	for _, name := range sortedKeys(p.validators) {
+		want := controllers.SchemeArgsType(name)
+		if want == nil {
+			a, ok := p.args[name]
+			if !ok {
+				errs = append(errs, fmt.Errorf("plugin %q: args validator given without an args type: give one with WithPluginArgs, or import (or give with WithPluginScheme) the scheme that registers kind %sArgs", name, name))
+				continue
+			}
+			want = reflect.TypeOf(a.obj)
+		}
+		if got := p.validators[name].typ; got != want {
+			errs = append(errs, fmt.Errorf("plugin %q: args validator takes %v, but the plugin's args decode into %v", name, got, want))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validators are the args validators by plugin name, as the controllers
+// take them.
+func (p *plugins) argsValidators() map[string]controllers.ArgsValidator {
+	out := make(map[string]controllers.ArgsValidator, len(p.validators))
+	for name, v := range p.validators {
+		out[name] = v.validate
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {
