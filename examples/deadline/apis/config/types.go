@@ -1,0 +1,42 @@
+// Package config holds the internal type of the Deadline plugin's args:
+// what the plugin's factory receives, after the versioned args a profile
+// gives (package v1) are decoded, defaulted and converted. It has no JSON
+// form of its own, as upstream's internal scheduler config types have none.
+package config
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+)
+
+// DeadlineArgs configure the Deadline plugin.
+type DeadlineArgs struct {
+	metav1.TypeMeta
+
+	// DeadlineAnnotation is the pod annotation holding the pod's deadline
+	// (RFC 3339).
+	DeadlineAnnotation string
+	// DefaultDeadline is the deadline of a pod without the annotation,
+	// counted from its creation.
+	DefaultDeadline time.Duration
+	// UrgentWithin: a pod whose deadline is this close is urgent.
+	UrgentWithin time.Duration
+	// FastNodeLabel is the label key of the nodes kept for urgent pods.
+	FastNodeLabel string
+}
+
+// DeepCopyObject implements runtime.Object.
+func (a *DeadlineArgs) DeepCopyObject() runtime.Object {
+	c := *a
+	return &c
+}
+
+// AddToScheme registers the internal type as kind DeadlineArgs of
+// upstream's internal scheduler configuration version.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(schedconfig.SchemeGroupVersion, &DeadlineArgs{})
+	return nil
+}
