@@ -13,7 +13,7 @@ const (
 // SetDefaults_DeadlineArgs fills in what args leave unset. The scheme runs
 // it when args are decoded, and for a profile that enables the plugin
 // without a pluginConfig entry.
-func SetDefaults_DeadlineArgs(args *DeadlineArgs) { //nolint:revive,staticcheck // upstream's name for a defaulting function
+func SetDefaults_DeadlineArgs(args *DeadlineArgs) { //nolint:revive // upstream's name for a defaulting function
 	if args.DeadlineAnnotation == nil {
 		args.DeadlineAnnotation = ptr.To(DefaultDeadlineAnnotation)
 	}

@@ -30,7 +30,7 @@ func AddToScheme(s *runtime.Scheme) error {
 
 // Convert_v1_DeadlineArgs_To_config_DeadlineArgs converts the versioned
 // args (seconds) to the internal ones (durations).
-func Convert_v1_DeadlineArgs_To_config_DeadlineArgs(in *DeadlineArgs, out *config.DeadlineArgs, _ conversion.Scope) error { //nolint:revive,staticcheck // upstream's name for a conversion function
+func Convert_v1_DeadlineArgs_To_config_DeadlineArgs(in *DeadlineArgs, out *config.DeadlineArgs, _ conversion.Scope) error { //nolint:revive // upstream's name for a conversion function
 	out.DeadlineAnnotation = ptr.Deref(in.DeadlineAnnotation, "")
 	out.DefaultDeadline = time.Duration(ptr.Deref(in.DefaultDeadlineSeconds, 0)) * time.Second
 	out.UrgentWithin = time.Duration(ptr.Deref(in.UrgentWithinSeconds, 0)) * time.Second
@@ -40,7 +40,7 @@ func Convert_v1_DeadlineArgs_To_config_DeadlineArgs(in *DeadlineArgs, out *confi
 
 // Convert_config_DeadlineArgs_To_v1_DeadlineArgs converts the internal
 // args back (status and admission print them in their versioned form).
-func Convert_config_DeadlineArgs_To_v1_DeadlineArgs(in *config.DeadlineArgs, out *DeadlineArgs, _ conversion.Scope) error { //nolint:revive,staticcheck // upstream's name for a conversion function
+func Convert_config_DeadlineArgs_To_v1_DeadlineArgs(in *config.DeadlineArgs, out *DeadlineArgs, _ conversion.Scope) error { //nolint:revive // upstream's name for a conversion function
 	out.DeadlineAnnotation = ptr.To(in.DeadlineAnnotation)
 	out.DefaultDeadlineSeconds = ptr.To(int64(in.DefaultDeadline / time.Second))
 	out.UrgentWithinSeconds = ptr.To(int64(in.UrgentWithin / time.Second))
