@@ -55,8 +55,24 @@ $(GOLANGCI_LINT):
 	@mkdir -p $(LOCALBIN)
 	$(GO) build -C hack/tools -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
+# MODULES are the Go modules of the repository; each go.mod and go.sum must be
+# what `go mod tidy` writes.
+MODULES := . hack/tools
+
+.PHONY: tidy
+tidy: ## Run go mod tidy in every module.
+	@for dir in $(MODULES); do (cd $$dir && $(GO) mod tidy); done
+
+.PHONY: verify-tidy
+verify-tidy: ## Fail when the go.mod or go.sum of a module is not tidy.
+	@for dir in $(MODULES); do \
+	  if ! diff=$$(cd $$dir && $(GO) mod tidy -diff 2>&1); then \
+	    echo "$$dir/go.mod or go.sum is not tidy (make tidy fixes it):"; echo "$$diff"; exit 1; \
+	  fi; \
+	done
+
 .PHONY: verify
-verify: generate manifests lint ## Regenerate, lint, and fail on any difference.
+verify: generate manifests lint verify-tidy ## Regenerate, lint, check go.mod is tidy, and fail on any difference.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted: $$unformatted"; exit 1; fi
 	git diff --exit-code -- api config charts

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	goflag "flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,63 +9,17 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/component-base/term"
 	"k8s.io/klog/v2"
-	_ "k8s.io/kubernetes/pkg/features" // registers the upstream feature gates
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/operator"
 )
-
-// options are the command's flags.
-type options struct {
-	operator.Options
-	kubeconfig    string
-	local         bool
-	localDir      string
-	qps           float32
-	burst         int
-	enableWebhook bool
-	webhook       operator.WebhookOptions
-	showVersion   bool
-}
-
-func (o *options) addFlags(fs *pflag.FlagSet) {
-	d := operator.Defaults()
-	o.Options = d
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, then in-cluster config.")
-	fs.BoolVar(&o.local, "local", false, "Start a local control plane from bin/k8s (etcd, kube-apiserver), create nodes, apply config/samples and run against it.")
-	fs.StringVar(&o.localDir, "local-dir", ".local", "Directory, under the repository, for local mode's kubeconfig.")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", false, "Elect a leader; only the leader reconciles and schedules.")
-	fs.StringVar(&o.LeaderElectionID, "leader-elect-id", d.LeaderElectionID, "Name of the leader election Lease.")
-	fs.StringVar(&o.LeaderElectionNamespace, "leader-elect-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
-	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "How long a follower waits before taking an unrenewed lease.")
-	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "How long the leader retries renewing before giving up leadership.")
-	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "How often leader election clients retry.")
-	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", d.MetricsAddr, "Address of the metrics endpoint; \"0\" disables it.")
-	fs.BoolVar(&o.MetricsSecure, "metrics-secure", d.MetricsSecure, "Serve metrics over HTTPS with authentication and authorization.")
-	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", d.ProbeAddr, "Address of /healthz and /readyz.")
-	fs.StringVar(&o.PprofAddr, "pprof-bind-address", "", "Address of net/http/pprof (for profiling); empty disables it.")
-	fs.IntVar(&o.Parallelism, "parallelism", d.Parallelism, "Goroutines used to filter and score nodes.")
-	fs.Float32Var(&o.qps, "kube-api-qps", 50, "Client QPS towards the API server.")
-	fs.IntVar(&o.burst, "kube-api-burst", 100, "Client burst towards the API server.")
-	fs.DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", d.PodInitialBackoff, "Back-off of a pod after its first failed attempt.")
-	fs.DurationVar(&o.PodMaxBackoff, "pod-max-backoff", d.PodMaxBackoff, "Largest back-off of a pod.")
-	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
-	fs.StringVar(&o.ExtenderSecretsNamespace, "extender-secrets-namespace", "", "The only namespace whose Secrets are read, as TLS material of ExtenderConfigs (default: the pod's namespace, $POD_NAMESPACE; \"default\" outside a cluster).")
-	fs.BoolVar(&o.enableWebhook, "enable-webhook", false, "Serve the validating admission webhook for SchedulerProfiles.")
-	fs.IntVar(&o.webhook.Port, "webhook-port", 9443, "Port of the admission webhook server.")
-	fs.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "profile-scheduler-webhook"), "Directory of the webhook serving certificate (tls.crt, tls.key).")
-	fs.BoolVar(&o.webhook.SelfSigned, "webhook-self-signed", true, "Generate and rotate the webhook serving certificate, and merge its CA into the webhook's caBundle beside the other replicas' (when no cert-manager provides one).")
-	fs.StringVar(&o.webhook.ServiceName, "webhook-service-name", "profile-scheduler-webhook", "Service in front of the webhook server (for the certificate's DNS names).")
-	fs.StringVar(&o.webhook.ServiceNamespace, "webhook-service-namespace", "", "Namespace of that Service (default: the pod's namespace).")
-	fs.StringVar(&o.webhook.ConfigurationName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
-	fs.BoolVar(&o.showVersion, "version", false, "Print the version and the upstream scheduler version it embeds, then exit.")
-	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
-}
 
 // NewCommand returns the operator's command: its flags, and a run that
 // assembles the whole operator (scheduler, controllers, webhook, metrics,
@@ -75,9 +28,17 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 // when opts do not fit together (two plugins under one name, a name of an
 // in-tree plugin, args given for no plugin).
 //
+// The flags are kube-scheduler's kind: grouped by concern (-h prints them
+// section by section), logging through component-base (--logging-format,
+// -v, --vmodule), feature gates through --feature-gates.
+//
 // The run stops when the command's context (cmd.ExecuteContext) is done, or
 // at the first SIGINT or SIGTERM; a second signal exits at once.
 func NewCommand(opts ...Option) *cobra.Command {
+	// The command may run more than once in a process (tests, a program
+	// embedding it): the logging configuration is applied by the first run,
+	// and a later run may apply the same one again, not another.
+	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
 	o := &options{}
 	cmd := &cobra.Command{
 		Use:   filepath.Base(os.Args[0]),
@@ -97,6 +58,11 @@ and runs against it until interrupted.`,
 				fmt.Fprintln(cmd.OutOrStdout(), versionString())
 				return nil
 			}
+			// Logging first, so that everything after logs as asked.
+			if err := logsapi.ValidateAndApply(o.logs, utilfeature.DefaultFeatureGate); err != nil {
+				return err
+			}
+			cliflag.PrintFlags(cmd.Flags())
 			p, err := apply(opts)
 			if err != nil {
 				return err
@@ -110,11 +76,12 @@ and runs against it until interrupted.`,
 			return run(cmd.Context(), o)
 		},
 	}
-	fs := cmd.Flags()
-	o.addFlags(fs)
-	gofs := goflag.NewFlagSet("klog", goflag.ContinueOnError)
-	klog.InitFlags(gofs)
-	fs.AddGoFlagSet(gofs)
+	nfs := o.flags(cmd.Name())
+	for _, fs := range nfs.FlagSets {
+		cmd.Flags().AddFlagSet(fs)
+	}
+	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
+	cliflag.SetUsageAndHelpFunc(cmd, nfs, cols)
 	return cmd
 }
 

@@ -1,6 +1,8 @@
 // Package app builds the profile-scheduler operator as a command, the way
 // upstream's cmd/kube-scheduler/app builds kube-scheduler: NewCommand
-// returns the cobra command with every flag, and its run assembles the
+// returns the cobra command with every flag (grouped by concern with
+// component-base's NamedFlagSets, logging through component-base's logsapi:
+// --logging-format=text|json, -v, --vmodule), and its run assembles the
 // whole operator (the in-process scheduler, the SchedulerProfile and
 // ExtenderConfig controllers, the admission webhook, metrics, probes and
 // local mode).

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 )
 
 // slowSyncName is an out-of-tree Filter plugin that admits every node and,
@@ -79,12 +80,6 @@ func newSlowSync(_ context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin,
 		return cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, resync, cache.Indexers{})
 	})
 	return slowSync{}, nil
-}
-
-// percentile returns the p-th percentile (nearest rank) of sorted.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	i := int(float64(len(sorted))*p+0.999999) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 var _ = Describe("Admission during a storm of profile updates", func() {
@@ -170,7 +165,7 @@ var _ = Describe("Admission during a storm of profile updates", func() {
 
 		Expect(latencies).To(HaveLen(writers + writers*updatesPerWriter + writers*updatesPerWriter/5))
 		slices.Sort(latencies)
-		p50, p99, worst := percentile(latencies, .50), percentile(latencies, .99), latencies[len(latencies)-1]
+		p50, p99, worst := stats.Percentile(latencies, 50), stats.Percentile(latencies, 99), latencies[len(latencies)-1]
 		GinkgoWriter.Printf("admission latency over %d requests while an Apply waited for informers: p50 %v, p99 %v, max %v (storm took %v)\n",
 			len(latencies), p50, p99, worst, stormTook)
 		AddReportEntry("admission latency", fmt.Sprintf("n=%d p50=%v p99=%v max=%v", len(latencies), p50, p99, worst))

@@ -9,11 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -21,14 +20,10 @@ import (
 // applied to it.
 func defaultProfile(t *testing.T, name string, mutate func(*config.KubeSchedulerProfile)) config.KubeSchedulerProfile {
 	t.Helper()
-	var versioned configv1.KubeSchedulerConfiguration
-	scheme.Scheme.Default(&versioned)
-	var cfg config.KubeSchedulerConfiguration
-	if err := scheme.Scheme.Convert(&versioned, &cfg, nil); err != nil {
+	p, err := testenv.DefaultProfile(name)
+	if err != nil {
 		t.Fatal(err)
 	}
-	p := cfg.Profiles[0]
-	p.SchedulerName = name
 	if mutate != nil {
 		mutate(&p)
 	}

@@ -1,15 +1,14 @@
 package controllers
 
 import (
-	"bytes"
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
@@ -18,17 +17,11 @@ import (
 	"path/filepath"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/util/retry"
-	ctrl "sigs.k8s.io/controller-runtime"
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-
-	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
 // Files the CertRotator keeps in the cert directory, beside the serving
@@ -37,75 +30,6 @@ const (
 	caCertFile = "ca.crt"
 	caKeyFile  = "ca.key"
 )
-
-// defaultWebhookConfigurationName is the ValidatingWebhookConfiguration
-// of config/webhook and of the chart.
-const defaultWebhookConfigurationName = "profile-scheduler-validating-webhook"
-
-// WebhookOptions configures the validating webhook.
-type WebhookOptions struct {
-	// SelfSigned makes the operator generate and rotate its own serving
-	// certificate when the cert directory holds none it did not generate.
-	SelfSigned bool
-	// CertDir holds tls.crt and tls.key. Empty means the webhook server's.
-	CertDir string
-	// ConfigurationName is the ValidatingWebhookConfiguration whose
-	// caBundle a self-signed CA is written to; empty means
-	// defaultWebhookConfigurationName.
-	ConfigurationName string
-	// DNSNames and IPs the serving certificate is valid for, for example
-	// the Service's "<svc>.<namespace>.svc".
-	DNSNames []string
-	IPs      []net.IP
-	// Validity of generated certificates; 0 means one year. They are
-	// renewed when a third of it remains.
-	Validity time.Duration
-	// CheckInterval between renewal checks; 0 means one hour.
-	CheckInterval time.Duration
-	// ResyncInterval between checks that the caBundle still trusts this
-	// replica's CA; 0 means one minute.
-	ResyncInterval time.Duration
-}
-
-// maxCABundleCerts bounds the CA certificates a caBundle keeps: the CAs of
-// replicas that are gone stay until they expire or, past this bound, the
-// oldest of them are dropped. It must exceed the number of replicas.
-const maxCABundleCerts = 16
-
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=profile-scheduler-validating-webhook,verbs=update;patch
-
-// setupWebhook registers pv on the manager's webhook server at
-// ProfileWebhookPath and ev at ExtenderWebhookPath and, with
-// opts.SelfSigned, makes sure serving certificates exist before the server
-// starts and keeps them fresh. The CA is merged into every webhook of the
-// one configuration (PatchCABundle), so both are trusted alike.
-func setupWebhook(mgr ctrl.Manager, pv *profileValidator, ev *extenderValidator, opts WebhookOptions) error {
-	srv := mgr.GetWebhookServer()
-	if opts.CertDir == "" {
-		if ds, ok := srv.(*webhook.DefaultServer); ok {
-			opts.CertDir = ds.Options.CertDir
-		}
-		if opts.CertDir == "" {
-			opts.CertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
-		}
-	}
-	if opts.ConfigurationName == "" {
-		opts.ConfigurationName = defaultWebhookConfigurationName
-	}
-	if opts.SelfSigned {
-		rot := &CertRotator{Client: mgr.GetClient(), Options: opts}
-		if err := rot.Ensure(time.Now()); err != nil {
-			return err
-		}
-		if err := mgr.Add(rot); err != nil {
-			return err
-		}
-	}
-	srv.Register(ProfileWebhookPath, admission.WithValidator[*v1alpha1.SchedulerProfile](mgr.GetScheme(), pv))
-	srv.Register(ExtenderWebhookPath, admission.WithValidator[*v1alpha1.ExtenderConfig](mgr.GetScheme(), ev))
-	return nil
-}
 
 // CertRotator generates a self-signed CA and a serving certificate signed
 // by it into a cert directory, merges the CA into the caBundle of a
@@ -191,24 +115,18 @@ func (c *CertRotator) Ensure(now time.Time) error {
 // and has more than a third of its validity left.
 func (c *CertRotator) fresh(now time.Time) bool {
 	pair, err := tls.LoadX509KeyPair(c.path("tls.crt"), c.path("tls.key"))
-	if err != nil || len(pair.Certificate) == 0 {
+	if err != nil || pair.Leaf == nil {
 		return false
 	}
-	cert, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		return false
-	}
-	life := cert.NotAfter.Sub(cert.NotBefore)
-	return cert.NotAfter.Sub(now) > life/3
+	life := pair.Leaf.NotAfter.Sub(pair.Leaf.NotBefore)
+	return pair.Leaf.NotAfter.Sub(now) > life/3
 }
 
+// stillValid reports whether the first certificate of caPEM parses and
+// has not expired at now.
 func stillValid(caPEM []byte, now time.Time) bool {
-	block, _ := pem.Decode(caPEM)
-	if block == nil {
-		return false
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	return err == nil && now.Before(cert.NotAfter)
+	certs, err := certutil.ParseCertsPEM(caPEM)
+	return err == nil && now.Before(certs[0].NotAfter)
 }
 
 // Start merges the CA into the caBundle, then checks for renewal every
@@ -251,140 +169,21 @@ func (c *CertRotator) Start(ctx context.Context) error {
 	}
 }
 
-// PatchCABundle merges the CA bundle of this rotator into the caBundle of
-// every webhook of the configuration (see mergeCABundle), and writes it
-// only when that changes it. A conflicting write by another replica is
-// retried on a fresh read.
-func (c *CertRotator) PatchCABundle(ctx context.Context) error {
-	if c.Options.ConfigurationName == "" || len(c.caBundle) == 0 {
-		return nil
-	}
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-		if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Options.ConfigurationName}, vwc); err != nil {
-			if apierrors.IsNotFound(err) {
-				return fmt.Errorf("ValidatingWebhookConfiguration %q not found", c.Options.ConfigurationName)
-			}
-			return err
-		}
-		base := vwc.DeepCopy()
-		now := time.Now()
-		changed := false
-		for i := range vwc.Webhooks {
-			merged := mergeCABundle(vwc.Webhooks[i].ClientConfig.CABundle, c.caBundle, now, maxCABundleCerts)
-			if !bytes.Equal(vwc.Webhooks[i].ClientConfig.CABundle, merged) {
-				vwc.Webhooks[i].ClientConfig.CABundle = merged
-				changed = true
-			}
-		}
-		if !changed {
-			return nil
-		}
-		return c.Client.Patch(ctx, vwc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-	})
-}
-
-// mergeCABundle returns the bundle that trusts the CA certificates of own
-// besides those of bundle: certificates of bundle that do not parse or
-// have expired at now are dropped, those of own are appended when absent,
-// and when more than limit remain, the ones of bundle issued first are
-// dropped (own ones never). The result is PEM, in the order of bundle then
-// own, so merging again returns it unchanged.
-func mergeCABundle(bundle, own []byte, now time.Time, limit int) []byte {
-	type entry struct {
-		cert *x509.Certificate
-		own  bool
-	}
-	var kept []entry
-	seen := map[string]bool{}
-	add := func(data []byte, isOwn bool) {
-		for _, cert := range parseCertificates(data) {
-			if now.After(cert.NotAfter) {
-				continue
-			}
-			key := string(cert.Raw)
-			if seen[key] {
-				if isOwn {
-					for i := range kept {
-						if string(kept[i].cert.Raw) == key {
-							kept[i].own = true
-						}
-					}
-				}
-				continue
-			}
-			seen[key] = true
-			kept = append(kept, entry{cert: cert, own: isOwn})
-		}
-	}
-	add(bundle, false)
-	add(own, true)
-	for len(kept) > limit {
-		oldest := -1
-		for i, e := range kept {
-			if !e.own && (oldest < 0 || e.cert.NotBefore.Before(kept[oldest].cert.NotBefore)) {
-				oldest = i
-			}
-		}
-		if oldest < 0 {
-			break
-		}
-		kept = append(kept[:oldest], kept[oldest+1:]...)
-	}
-	var out []byte
-	for _, e := range kept {
-		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.cert.Raw})...)
-	}
-	return out
-}
-
-// parseCertificates returns the certificates of the PEM data that parse;
-// other blocks and garbage are skipped.
-func parseCertificates(data []byte) []*x509.Certificate {
-	var out []*x509.Certificate
-	for len(data) > 0 {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		if cert, err := x509.ParseCertificate(block.Bytes); err == nil {
-			out = append(out, cert)
-		}
-	}
-	return out
-}
-
 // generateCerts returns a self-signed CA and a serving certificate it
-// signs, PEM-encoded, with their keys.
+// signs, PEM-encoded, with their keys (ECDSA P-256). Both are valid from an
+// hour before now (clock skew) until now+validity. client-go's
+// certutil.NewSelfSignedCACert is not used for the CA: it reads the clock
+// itself and makes every CA valid for ten years, where a rotated CA must
+// expire with its serving certificate to leave the other replicas'
+// caBundles (mergeCABundle drops expired CAs).
 func generateCerts(now time.Time, validity time.Duration, dnsNames []string, ips []net.IP) (caPEM, caKeyPEM, certPEM, keyPEM []byte, err error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	serial := func() *big.Int {
-		n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-		return n
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "profile-scheduler-webhook-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(validity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	ca, err := signCert(certutil.Config{CommonName: "profile-scheduler-webhook-ca", NotBefore: now.Add(-time.Hour)}, now.Add(validity), &caKey.PublicKey, nil, caKey)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("creating CA: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, nil, nil, nil, err
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -394,33 +193,60 @@ func generateCerts(now time.Time, validity time.Duration, dnsNames []string, ips
 	if len(dnsNames) > 0 {
 		cn = dnsNames[0]
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: cn},
-		DNSNames:     dnsNames,
-		IPAddresses:  ips,
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	serving := certutil.Config{
+		CommonName: cn,
+		AltNames:   certutil.AltNames{DNSNames: dnsNames, IPs: ips},
+		Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		NotBefore:  now.Add(-time.Hour),
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	cert, err := signCert(serving, now.Add(validity), &key.PublicKey, ca, caKey)
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("creating serving certificate: %w", err)
 	}
-	caKeyDER, err := x509.MarshalECPrivateKey(caKey)
-	if err != nil {
+	if caPEM, err = certutil.EncodeCertificates(ca); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
+	if caKeyPEM, err = keyutil.MarshalPrivateKeyToPEM(caKey); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: caKeyDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-		nil
+	if certPEM, err = certutil.EncodeCertificates(cert); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return caPEM, caKeyPEM, certPEM, keyPEM, nil
+}
+
+// signCert issues the certificate cfg describes for pub, valid from
+// cfg.NotBefore until notAfter, signed by ca's key caKey; with a nil ca it
+// is a self-signed CA certificate.
+func signCert(cfg certutil.Config, notAfter time.Time, pub crypto.PublicKey, ca *x509.Certificate, caKey crypto.Signer) (*x509.Certificate, error) {
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: cfg.CommonName, Organization: cfg.Organization},
+		DNSNames:     cfg.AltNames.DNSNames,
+		IPAddresses:  cfg.AltNames.IPs,
+		NotBefore:    cfg.NotBefore,
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  cfg.Usages,
+	}
+	parent := ca
+	if ca == nil {
+		tmpl.KeyUsage |= x509.KeyUsageCertSign
+		tmpl.BasicConstraintsValid, tmpl.IsCA = true, true
+		parent = tmpl
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, caKey)
+	if err != nil {
+		return nil, err
+	}
+	return x509.ParseCertificate(der)
 }
 
 func writeFileAtomic(path string, data []byte) error {

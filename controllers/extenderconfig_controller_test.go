@@ -2,11 +2,6 @@ package controllers_test
 
 import (
 	"crypto/tls"
-	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,61 +9,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
 )
 
-// fakeExtender is an HTTP(S) scheduler extender whose filter keeps every
-// node, and counts its calls.
-type fakeExtender struct {
-	srv   *httptest.Server
-	calls atomic.Int64
-	cert  atomic.Pointer[tls.Certificate]
-	url   string
-}
-
-func (f *fakeExtender) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.calls.Add(1)
-	var args extenderv1.ExtenderArgs
-	if err := json.NewDecoder(r.Body).Decode(&args); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	_ = json.NewEncoder(w).Encode(&extenderv1.ExtenderFilterResult{NodeNames: args.NodeNames})
-}
-
-// startExtender serves plain HTTP, or TLS with a certificate that can be
-// replaced while it runs. Every request gets a new connection, so a new
-// certificate is used at once.
-func startExtender(useTLS bool) *fakeExtender {
-	f := &fakeExtender{}
-	f.srv = httptest.NewUnstartedServer(f)
-	f.srv.Config.SetKeepAlivesEnabled(false)
-	scheme := "http://"
-	if useTLS {
-		f.srv.Listener = tls.NewListener(f.srv.Listener, &tls.Config{
-			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return f.cert.Load(), nil },
-		})
-		scheme = "https://"
-	}
-	f.srv.Start()
-	f.url = scheme + f.srv.Listener.Addr().String() + "/scheduler"
-	DeferCleanup(f.srv.Close)
-	return f
+// startExtender starts a fake extender (plain HTTP, or TLS with a
+// certificate set later) that stops when the spec ends.
+func startExtender(useTLS bool) *fakeextender.Server {
+	ext := fakeextender.Start(useTLS)
+	DeferCleanup(ext.Close)
+	return ext
 }
 
 // newCA returns a CA (PEM) and a serving certificate for 127.0.0.1 it
 // signs.
 func newCA() ([]byte, *tls.Certificate) {
-	caPEM, _, certPEM, keyPEM, err := controllers.GenerateCerts(time.Now(), time.Hour, nil, []net.IP{net.ParseIP("127.0.0.1")})
+	ca, cert, err := fakeextender.ServingCert()
 	Expect(err).NotTo(HaveOccurred())
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	Expect(err).NotTo(HaveOccurred())
-	return caPEM, &pair
+	return ca, cert
 }
 
 func newExtenderConfig(name, url string) *v1alpha1.ExtenderConfig {
@@ -99,34 +60,34 @@ var _ = Describe("ExtenderConfig", func() {
 		ns := createNamespace("tls")
 		ext := startExtender(true)
 		ca1, cert1 := newCA()
-		ext.cert.Store(cert1)
+		ext.SetCertificate(cert1)
 
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNamespace, Name: "extender-ca"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca1}}
 		Expect(k8s.Create(suiteCtx, secret)).To(Succeed())
-		ec := newExtenderConfig("tls-extender", ext.url)
+		ec := newExtenderConfig("tls-extender", ext.URL)
 		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: secretsNamespace, Name: secret.Name}}
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
 		Expect(k8s.Create(suiteCtx, newProfile("tls-user", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
 
 		sp := expectLive("tls-user", timeout)
-		Expect(sp.Status.Extenders).To(Equal([]v1alpha1.ResolvedExtender{{Name: ec.Name, URLPrefix: ext.url, Generation: 1}}))
+		Expect(sp.Status.Extenders).To(Equal([]v1alpha1.ResolvedExtender{{Name: ec.Name, URLPrefix: ext.URL, Generation: 1}}))
 		Expect(expectExtender(ec.Name, status.CurrentStatus, v1alpha1.ReasonActive).Status.Profiles).To(Equal([]string{"tls-user"}))
 		boundNode(createPod(ns, "before-rotation", "tls-user"), timeout)
-		Expect(ext.calls.Load()).To(BeNumerically(">", 0), "the extender filtered the pod")
+		Expect(ext.Calls()).To(BeNumerically(">", 0), "the extender filtered the pod")
 
 		By("the extender moves to a certificate of a new CA: pods wait")
 		ca2, cert2 := newCA()
-		ext.cert.Store(cert2)
+		ext.SetCertificate(cert2)
 		waiting := createPod(ns, "during-rotation", "tls-user")
 		staysPending(waiting, 2*time.Second)
 
 		By("the new CA in the Secret re-applies the profile, and the pod is bound")
-		calls := ext.calls.Load()
+		calls := ext.Calls()
 		Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
 		secret.Data[v1alpha1.SecretKeyCA] = ca2
 		Expect(k8s.Update(suiteCtx, secret)).To(Succeed())
 		boundNode(waiting, timeout)
-		Expect(ext.calls.Load()).To(BeNumerically(">", calls))
+		Expect(ext.Calls()).To(BeNumerically(">", calls))
 		expectLive("tls-user", timeout)
 		deleteProfile("tls-user")
 		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
@@ -136,8 +97,8 @@ var _ = Describe("ExtenderConfig", func() {
 		ns := createNamespace("secret")
 		ext := startExtender(true)
 		ca, cert := newCA()
-		ext.cert.Store(cert)
-		ec := newExtenderConfig("needs-secret", ext.url)
+		ext.SetCertificate(cert)
+		ec := newExtenderConfig("needs-secret", ext.URL)
 		// No namespace: the operator's extender-secrets namespace.
 		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Name: "later"}}
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
@@ -158,10 +119,10 @@ var _ = Describe("ExtenderConfig", func() {
 		tenant := createNamespace("tenant")
 		ext := startExtender(true)
 		ca, cert := newCA()
-		ext.cert.Store(cert)
+		ext.SetCertificate(cert)
 		// A valid CA, in a namespace the operator must not read.
 		Expect(k8s.Create(suiteCtx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "stolen"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca}})).To(Succeed())
-		ec := newExtenderConfig("elsewhere", ext.url)
+		ec := newExtenderConfig("elsewhere", ext.URL)
 		ec.Spec.TLSConfig = &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: tenant, Name: "stolen"}}
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
 		Expect(k8s.Create(suiteCtx, newProfile("uses-elsewhere", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
@@ -174,7 +135,7 @@ var _ = Describe("ExtenderConfig", func() {
 		Expect(readyMessage(sp)).To(ContainSubstring("spec.tlsConfig.secretRef.namespace"))
 		pending := createPod(tenant, "p", "uses-elsewhere")
 		staysPending(pending, time.Second)
-		Expect(ext.calls.Load()).To(BeZero(), "no framework calls the extender")
+		Expect(ext.Calls()).To(BeZero(), "no framework calls the extender")
 
 		By("the manager's cache holds the Secrets of the extender-secrets namespace only")
 		var secrets corev1.SecretList
@@ -192,7 +153,7 @@ var _ = Describe("ExtenderConfig", func() {
 		expectExtender(ec.Name, status.CurrentStatus, v1alpha1.ReasonActive)
 		expectLive("uses-elsewhere", timeout)
 		boundNode(pending, timeout)
-		Expect(ext.calls.Load()).To(BeNumerically(">", 0))
+		Expect(ext.Calls()).To(BeNumerically(">", 0))
 		deleteProfile("uses-elsewhere")
 		Expect(k8s.Delete(suiteCtx, ec)).To(Succeed())
 	})
@@ -200,7 +161,7 @@ var _ = Describe("ExtenderConfig", func() {
 	It("keeps the last good framework serving when a referenced ExtenderConfig is deleted", func() {
 		ns := createNamespace("ecdel")
 		ext := startExtender(false)
-		ec := newExtenderConfig("short-lived", ext.url)
+		ec := newExtenderConfig("short-lived", ext.URL)
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
 		Expect(k8s.Create(suiteCtx, newProfile("outlives-extender", v1alpha1.SchedulerProfileSpec{Extenders: []string{ec.Name}}))).To(Succeed())
 		expectLive("outlives-extender", timeout)
@@ -211,12 +172,12 @@ var _ = Describe("ExtenderConfig", func() {
 		Expect(sp.Status.ActiveGeneration).To(Equal(sp.Generation), "the framework built before the deletion keeps serving")
 		Expect(readyMessage(sp)).To(ContainSubstring(`ExtenderConfig "short-lived" not found`))
 		Expect(readyMessage(sp)).To(ContainSubstring("keeps serving"))
-		calls := ext.calls.Load()
+		calls := ext.Calls()
 		boundNode(createPod(ns, "after", "outlives-extender"), timeout)
-		Expect(ext.calls.Load()).To(BeNumerically(">", calls), "the serving framework still calls the extender")
+		Expect(ext.Calls()).To(BeNumerically(">", calls), "the serving framework still calls the extender")
 
 		By("re-creating the ExtenderConfig makes the profile live again")
-		Expect(k8s.Create(suiteCtx, newExtenderConfig("short-lived", ext.url))).To(Succeed())
+		Expect(k8s.Create(suiteCtx, newExtenderConfig("short-lived", ext.URL))).To(Succeed())
 		expectLive("outlives-extender", timeout)
 		deleteProfile("outlives-extender")
 		Expect(k8s.Delete(suiteCtx, &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "short-lived"}})).To(Succeed())

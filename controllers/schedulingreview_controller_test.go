@@ -204,18 +204,20 @@ var _ = Describe("SchedulingReview", func() {
 		// A review answers from the scheduler's informers: ask again (a
 		// review is answered once) until they have seen the three pods.
 		var got *v1alpha1.SchedulingReview
-		for attempt := 0; ; attempt++ {
+		attempt := 0
+		Eventually(func(g Gomega) {
 			sr := newReview(ns, fmt.Sprintf("what-if-%d", attempt), v1alpha1.SchedulingReviewSpec{
 				PendingPods: true,
 				ProfileSpec: &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-whatif")},
 			})
-			Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+			attempt++
+			g.Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
 			got = answered(sr)
-			if w := got.Status.WhatIf; w == nil || w.PendingPods == 3 || attempt == 20 {
-				break
+			if got.Status.WhatIf == nil {
+				StopTrying("the review has no what-if answer").Wrap(fmt.Errorf("conditions %+v", got.Status.Conditions)).Now()
 			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			g.Expect(got.Status.WhatIf.PendingPods).To(BeEquivalentTo(3))
+		}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
 		Expect(condition(got, v1alpha1.ConditionComplete)).NotTo(BeNil(), "%+v", got.Status.Conditions)
 		w := got.Status.WhatIf
 		Expect(w).NotTo(BeNil())

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -26,9 +26,9 @@ names another SchedulerProfile, -f a draft profile that is never applied.`,
 		Example: `  kubectl sp explain web
   kubectl sp explain web -n shop --profile bin-packing
   kubectl sp explain web -f draft-profile.yaml -o yaml`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return errors.New("explain takes exactly one pod name")
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+				return fmt.Errorf("explain takes exactly one pod name: %w", err)
 			}
 			return nil
 		},

@@ -5,17 +5,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
-
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
-
-func newTabWriter(w io.Writer) *tabwriter.Writer {
-	// kubectl's printers use the same settings.
-	return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
-}
 
 // profileLine says what evaluated the review.
 func profileLine(sr *v1alpha1.SchedulingReview) string {
@@ -78,7 +72,7 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	for _, col := range res.Scores {
 		plugins = append(plugins, col.Plugin)
 	}
-	tw := newTabWriter(w)
+	tw := printers.GetNewTabWriter(w)
 	header := append([]string{"NODE", "FILTER"}, plugins...)
 	fmt.Fprintln(tw, strings.Join(append(header, "TOTAL"), "\t"))
 	for i, n := range res.Nodes {
@@ -135,7 +129,7 @@ func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	tw := newTabWriter(w)
+	tw := printers.GetNewTabWriter(w)
 	fmt.Fprintln(tw, "POD\tNODE\tREASON")
 	for _, p := range res.Pods {
 		node := p.Node

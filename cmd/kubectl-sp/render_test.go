@@ -136,7 +136,10 @@ func TestFlagsAndExitErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"explain"}, "explain takes exactly one pod name"},
-		{[]string{"explain", "web", "-o", "wide"}, `--output must be table, yaml or json, not "wide"`},
+		{[]string{"explain", "web", "-o", "wide"}, `--output must be table or one of json, yaml, kyaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, not "wide"`},
+		{[]string{"explain", "web", "-o", "jsonpath={.status"}, "--output jsonpath={.status: error parsing jsonpath"},
+		{[]string{"explain", "a", "b"}, "explain takes exactly one pod name: accepts 1 arg(s), received 2"},
+		{[]string{"what-if", "pod"}, `unknown command "pod"`},
 		{[]string{"explain", "web", "--profile", "a", "-f", "x.yaml"}, "--profile and --filename: give at most one"},
 		{[]string{"what-if"}, "what-if needs a draft profile (-f) or --profile"},
 		{[]string{"what-if", "-f", "/does/not/exist.yaml"}, "reading the draft profile"},

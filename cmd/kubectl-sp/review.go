@@ -2,19 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -25,8 +26,12 @@ import (
 type reviewOptions struct {
 	flags   *genericclioptions.ConfigFlags
 	streams genericiooptions.IOStreams
+	// print is kubectl's -o (and --show-managed-fields, --template): an
+	// empty format, or "table", prints the command's table.
+	print *genericclioptions.PrintFlags
+	// printer prints -o's format; nil for the table.
+	printer printers.ResourcePrinter
 
-	output        string
 	timeout       time.Duration
 	maxNodes      int32
 	file          string
@@ -36,7 +41,9 @@ type reviewOptions struct {
 }
 
 func (o *reviewOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "Output format: table, yaml or json.")
+	o.print = genericclioptions.NewPrintFlags("").WithTypeSetter(scheme).WithDefaultOutput(tableOutput)
+	o.print.AddFlags(cmd)
+	cmd.Flags().Lookup("output").Usage = fmt.Sprintf("Output format: %s (the default), or one of kubectl's: %s.", tableOutput, strings.Join(o.print.AllowedFormats(), ", "))
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 60*time.Second, "How long to wait for the operator's answer.")
 	cmd.Flags().Int32Var(&o.maxNodes, "max-nodes", 10, "Feasible nodes listed with their scores (and node names listed per rejection reason).")
 	cmd.Flags().StringVarP(&o.file, "filename", "f", "", "A draft profile to evaluate with: a SchedulerProfile manifest (or its spec); - reads stdin.")
@@ -44,11 +51,24 @@ func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "Keep the SchedulingReview instead of deleting it (it expires after 10 minutes).")
 }
 
+// tableOutput is the -o of the command's own table.
+const tableOutput = "table"
+
 func (o *reviewOptions) validate() error {
-	switch o.output {
-	case "table", "yaml", "json":
-	default:
-		return fmt.Errorf("--output must be table, yaml or json, not %q", o.output)
+	o.printer = nil
+	format := *o.print.OutputFormat
+	// As kubectl does, --template without -o means -o go-template.
+	template := o.print.TemplatePrinterFlags.TemplateArgument
+	templateOnly := template != nil && *template != "" && !o.print.OutputFlagSpecified()
+	if (format != tableOutput && format != "") || templateOnly {
+		p, err := o.print.ToPrinter()
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			return fmt.Errorf("--output must be %s or one of %s, not %q", tableOutput, strings.Join(o.print.AllowedFormats(), ", "), format)
+		}
+		if err != nil {
+			return fmt.Errorf("--output %s: %w", format, err)
+		}
+		o.printer = p
 	}
 	if o.file != "" && o.profile != "" {
 		return errors.New("--profile and --filename: give at most one")
@@ -65,7 +85,7 @@ func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, string, error) 
 	var data []byte
 	var err error
 	if o.file == "-" {
-		data, err = readAll(o.streams.In)
+		data, err = io.ReadAll(o.streams.In)
 	} else {
 		data, err = os.ReadFile(o.file)
 	}
@@ -76,25 +96,26 @@ func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, string, error) 
 	if err := yaml.Unmarshal(data, &head); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", o.file, err)
 	}
-	if head.Kind == "" {
+	if head.Kind == "" && head.APIVersion == "" {
 		spec := &v1alpha1.SchedulerProfileSpec{}
 		if err := yaml.UnmarshalStrict(data, spec); err != nil {
 			return nil, "", fmt.Errorf("%s: not a SchedulerProfile spec: %w", o.file, err)
 		}
 		return spec, "", nil
 	}
-	if head.Kind != "SchedulerProfile" {
-		return nil, "", fmt.Errorf("%s: want a SchedulerProfile, got kind %q", o.file, head.Kind)
-	}
-	sp := &v1alpha1.SchedulerProfile{}
-	if err := yaml.UnmarshalStrict(data, sp); err != nil {
+	obj, gvk, err := strictCodecs.UniversalDeserializer().Decode(data, nil, nil)
+	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", o.file, err)
+	}
+	sp, ok := obj.(*v1alpha1.SchedulerProfile)
+	if !ok {
+		return nil, "", fmt.Errorf("%s: want a SchedulerProfile (%s), got %s", o.file, v1alpha1.GroupVersion, gvk)
 	}
 	return &sp.Spec, sp.Name, nil
 }
 
 // run creates a review with spec, waits for its answer, prints it with
-// printTable (table output) or as yaml/json, and deletes it.
+// printTable (table output) or with -o's printer, and deletes it.
 func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewSpec, prefix string, printTable func(*v1alpha1.SchedulingReview) error) error {
 	cfg, err := o.flags.ToRESTConfig()
 	if err != nil {
@@ -102,10 +123,6 @@ func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewS
 	}
 	ns, _, err := o.flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return err
-	}
-	scheme := runtime.NewScheme()
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
@@ -138,24 +155,15 @@ func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewS
 		}
 		return err
 	}
-	switch o.output {
-	case "json":
-		out, err := json.MarshalIndent(sr, "", "  ")
-		if err != nil {
+	if o.printer != nil {
+		if err := o.printer.PrintObj(sr, o.streams.Out); err != nil {
 			return err
 		}
-		fmt.Fprintln(o.streams.Out, string(out))
-	case "yaml":
-		out, err := yaml.Marshal(sr)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(o.streams.Out, string(out))
 	}
 	if c := meta.FindStatusCondition(sr.Status.Conditions, v1alpha1.ConditionFailed); c != nil && c.Status == metav1.ConditionTrue {
 		return fmt.Errorf("the review failed: %s: %s", c.Reason, c.Message)
 	}
-	if o.output == "table" {
+	if o.printer == nil {
 		return printTable(sr)
 	}
 	return nil

@@ -30,6 +30,7 @@ var valueSets = map[string][]string{
 	"scheduler knobs": {"--set", "scheduler.featureGates=SchedulerAsyncPreemption=true,scheduler.parallelism=32," +
 		"scheduler.kubeAPIQPS=100,scheduler.kubeAPIBurst=200,scheduler.podInitialBackoff=2s," +
 		"scheduler.podMaxBackoff=20s,scheduler.allowDefaultScheduler=true,logVerbosity=4"},
+	"json logs": {"--set", "logFormat=json,logVerbosity=2"},
 }
 
 func TestHelmLintAndTemplate(t *testing.T) {
@@ -56,6 +57,7 @@ func TestHelmTemplateRefusesBadValues(t *testing.T) {
 		"duration without a unit":          {"leaderElection.leaseDuration=15", "/leaderElection/leaseDuration"},
 		"own certificate without a Secret": {"webhook.selfSigned=false", "webhook.certSecret is required"},
 		"existing account without a name":  {"serviceAccount.create=false", "serviceAccount.name is required"},
+		"unknown log format":               {"logFormat=xml", "/logFormat': value must be one of 'text', 'json'"},
 		"servicemonitor without a service": {"serviceMonitor.enabled=true,metrics.service.enabled=false", "serviceMonitor.enabled needs metrics.service.enabled"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -113,6 +115,8 @@ func checkOperatorPod(t *testing.T, objs []*unstructured.Unstructured) {
 	ns, _ := argValue(c.Args, "--leader-elect-namespace")
 	g.Expect(ns).To(Equal("$(POD_NAMESPACE)"))
 	g.Expect(c.Env).To(ContainElement(HaveField("Name", "POD_NAMESPACE")))
+	format, _ := argValue(c.Args, "--logging-format")
+	g.Expect(format).To(Equal("text"))
 	health, _ := argValue(c.Args, "--health-probe-bind-address")
 	g.Expect(health).To(Equal(":8081"))
 	metrics, _ := argValue(c.Args, "--metrics-bind-address")
@@ -217,6 +221,9 @@ func TestChartDefaults(t *testing.T) {
 	g.Expect(eps[0]).To(HaveKeyWithValue("scheme", "https"))
 	g.Expect(find(with, "SchedulerProfile", "bin-packing")).NotTo(BeNil())
 	g.Expect(find(with, "SchedulerProfile", "spread")).NotTo(BeNil())
+
+	jsonLogs := deployment(t, renderChart(t, valueSets["json logs"]...)).Spec.Template.Spec.Containers[0].Args
+	g.Expect(jsonLogs).To(ContainElements("--logging-format=json", "-v=2"))
 
 	fail := renderChart(t, "--set", "webhook.failurePolicy=Fail")
 	policy, _, _ := unstructured.NestedSlice(find(fail, "ValidatingWebhookConfiguration", "profile-scheduler-validating-webhook").Object, "webhooks")

@@ -245,13 +245,13 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		By("an HTTPS extender whose CA is a Secret of the operator's namespace")
 		ext := newTLSExtender()
 		ca1, cert1 := newServingCert()
-		ext.cert.Store(cert1)
+		ext.SetCertificate(cert1)
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: chartNamespace, Name: "extender-tls"}, Data: map[string][]byte{v1alpha1.SecretKeyCA: ca1}}
 		Expect(k8s.Create(ctx, secret)).To(Succeed())
 		ec := &v1alpha1.ExtenderConfig{
 			ObjectMeta: metav1.ObjectMeta{Name: "rbac-tls"},
 			Spec: v1alpha1.ExtenderConfigSpec{
-				URLPrefix: ext.url, FilterVerb: "filter", NodeCacheCapable: true,
+				URLPrefix: ext.URL, FilterVerb: "filter", NodeCacheCapable: true,
 				HTTPTimeout: &metav1.Duration{Duration: 2 * time.Second},
 				TLSConfig:   &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Name: secret.Name}},
 			},
@@ -260,7 +260,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		foreign := &v1alpha1.ExtenderConfig{
 			ObjectMeta: metav1.ObjectMeta{Name: "rbac-foreign"},
 			Spec: v1alpha1.ExtenderConfigSpec{
-				URLPrefix: ext.url, FilterVerb: "filter",
+				URLPrefix: ext.URL, FilterVerb: "filter",
 				TLSConfig: &v1alpha1.ExtenderTLSConfig{SecretRef: &v1alpha1.SecretReference{Namespace: ns, Name: tenant.Name}},
 			},
 		}
@@ -272,7 +272,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		profileReady(ctx, "rbac-tls")
 		Expect(k8s.Create(ctx, pod("tls-0", "rbac-tls"))).To(Succeed())
 		podBound(ctx, "tls-0")
-		Expect(ext.calls.Load()).To(BeNumerically(">", 0), "the extender filtered the pod over TLS")
+		Expect(ext.Calls()).To(BeNumerically(">", 0), "the extender filtered the pod over TLS")
 
 		By("an ExtenderConfig naming a Secret of another namespace is refused, naming the field")
 		Eventually(func(g Gomega) string {
@@ -286,7 +286,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 
 		By("the extender moves to a certificate of a new CA: pods wait until the Secret has it")
 		ca2, cert2 := newServingCert()
-		ext.cert.Store(cert2)
+		ext.SetCertificate(cert2)
 		Expect(k8s.Create(ctx, pod("tls-1", "rbac-tls"))).To(Succeed())
 		Consistently(func(g Gomega) string {
 			var p corev1.Pod

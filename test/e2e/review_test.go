@@ -150,6 +150,21 @@ var _ = Describe("kubectl sp", Ordered, func() {
 		Expect(json.Unmarshal([]byte(stdout), &sr)).To(Succeed())
 		Expect(sr.Status.Result.SelectedNode).To(Equal("review-2"))
 
+		// As kubectl get prints: apiVersion and kind first, managedFields
+		// (which the API server did write) only when asked for.
+		stdout, stderr, code = run(plugin, "explain", "web", "-n", nsA, "--kubeconfig", admin, "-o", "yaml")
+		Expect(code).To(BeZero(), stderr)
+		Expect(stdout).To(HavePrefix("apiVersion: scheduling.profilescheduler.io/v1alpha1\nkind: SchedulingReview\n"))
+		Expect(stdout).NotTo(ContainSubstring("managedFields"))
+		Expect(stdout).To(ContainSubstring("selectedNode: review-2\n"))
+		stdout, stderr, code = run(plugin, "explain", "web", "-n", nsA, "--kubeconfig", admin, "-o", "yaml", "--show-managed-fields")
+		Expect(code).To(BeZero(), stderr)
+		Expect(stdout).To(ContainSubstring("managedFields:\n"))
+		stdout, stderr, code = run(plugin, "explain", "web", "-n", nsA, "--kubeconfig", admin, "-o", "jsonpath={.status.result.selectedNode}")
+		Expect(code).To(BeZero(), stderr)
+		Expect(stdout).To(Equal("review-2"))
+		Expect(reviewsLeft(ctx, nsA)).To(BeZero())
+
 		var pod corev1.Pod
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "web"}, &pod)).To(Succeed())
 		pod.Spec.SchedulingGates = nil

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -9,18 +10,19 @@ import (
 
 // Percentile returns the p-th percentile (0 < p <= 100) of xs by the
 // nearest-rank method, the one scheduler_perf uses: the value at index
-// ceil(len*p/100)-1 of the sorted samples. It returns 0 for no samples. xs is
-// not modified.
-func Percentile(xs []float64, p float64) float64 {
+// ceil(len*p/100)-1 of the sorted samples. It returns the zero value for no
+// samples. xs (milliseconds, durations, counts) is not modified.
+func Percentile[T cmp.Ordered](xs []T, p float64) T {
 	if len(xs) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(xs)
-	sort.Float64s(s)
+	slices.Sort(s)
 	return percentileSorted(s, p)
 }
 
-func percentileSorted(s []float64, p float64) float64 {
+func percentileSorted[T cmp.Ordered](s []T, p float64) T {
 	if p <= 0 {
 		return s[0]
 	}

@@ -28,11 +28,21 @@ func TestPercentile(t *testing.T) {
 	if xs[0] != 9 {
 		t.Errorf("Percentile sorted its input in place")
 	}
-	if got := Percentile(nil, 50); got != 0 {
+	if got := Percentile([]float64(nil), 50); got != 0 {
 		t.Errorf("Percentile(nil) = %v, want 0", got)
 	}
 	if got := Percentile([]float64{42}, 99); got != 42 {
 		t.Errorf("Percentile(single) = %v, want 42", got)
+	}
+	ds := []time.Duration{30 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}
+	if got := Percentile(ds, 50); got != 20*time.Millisecond {
+		t.Errorf("Percentile(durations, 50) = %v, want 20ms", got)
+	}
+	if got := Percentile(ds, 99); got != 30*time.Millisecond {
+		t.Errorf("Percentile(durations, 99) = %v, want 30ms", got)
+	}
+	if got := Percentile([]time.Duration(nil), 50); got != 0 {
+		t.Errorf("Percentile(no durations) = %v, want 0", got)
 	}
 }
 

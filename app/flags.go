@@ -1,0 +1,93 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/cli/globalflag"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
+	_ "k8s.io/kubernetes/pkg/features"           // registers the upstream feature gates
+
+	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+)
+
+func init() {
+	// The logging features (ContextualLogging, LoggingBetaOptions, ...)
+	// behind --feature-gates, as kube-scheduler registers them.
+	utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
+}
+
+// options are the command's flags.
+type options struct {
+	operator.Options
+	kubeconfig    string
+	local         bool
+	localDir      string
+	qps           float32
+	burst         int
+	enableWebhook bool
+	webhook       operator.WebhookOptions
+	logs          *logsapi.LoggingConfiguration
+	showVersion   bool
+}
+
+// flags binds the options to the command's flags, grouped by concern as
+// kube-scheduler groups its own; -h prints them section by section.
+func (o *options) flags(name string) cliflag.NamedFlagSets {
+	d := operator.Defaults()
+	o.Options = d
+	o.logs = logs.NewOptions()
+	var nfs cliflag.NamedFlagSets
+
+	fs := nfs.FlagSet("api server")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, then in-cluster config.")
+	fs.Float32Var(&o.qps, "kube-api-qps", 50, "Client QPS towards the API server.")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "Client burst towards the API server.")
+
+	fs = nfs.FlagSet("scheduling")
+	fs.IntVar(&o.Parallelism, "parallelism", d.Parallelism, "Goroutines used to filter and score nodes.")
+	fs.DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", d.PodInitialBackoff, "Back-off of a pod after its first failed attempt.")
+	fs.DurationVar(&o.PodMaxBackoff, "pod-max-backoff", d.PodMaxBackoff, "Largest back-off of a pod.")
+	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
+	fs.StringVar(&o.ExtenderSecretsNamespace, "extender-secrets-namespace", "", "The only namespace whose Secrets are read, as TLS material of ExtenderConfigs (default: the pod's namespace, $POD_NAMESPACE; \"default\" outside a cluster).")
+
+	fs = nfs.FlagSet("leader election")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", false, "Elect a leader; only the leader reconciles and schedules.")
+	fs.StringVar(&o.LeaderElectionID, "leader-elect-id", d.LeaderElectionID, "Name of the leader election Lease.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-elect-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "How long a follower waits before taking an unrenewed lease.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "How long the leader retries renewing before giving up leadership.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "How often leader election clients retry.")
+
+	fs = nfs.FlagSet("metrics and probes")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", d.MetricsAddr, "Address of the metrics endpoint; \"0\" disables it.")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", d.MetricsSecure, "Serve metrics over HTTPS with authentication and authorization.")
+	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", d.ProbeAddr, "Address of /healthz and /readyz.")
+	fs.StringVar(&o.PprofAddr, "pprof-bind-address", "", "Address of net/http/pprof (for profiling); empty disables it.")
+
+	fs = nfs.FlagSet("webhook")
+	fs.BoolVar(&o.enableWebhook, "enable-webhook", false, "Serve the validating admission webhook for SchedulerProfiles.")
+	fs.IntVar(&o.webhook.Port, "webhook-port", 9443, "Port of the admission webhook server.")
+	fs.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "profile-scheduler-webhook"), "Directory of the webhook serving certificate (tls.crt, tls.key).")
+	fs.BoolVar(&o.webhook.SelfSigned, "webhook-self-signed", true, "Generate and rotate the webhook serving certificate, and merge its CA into the webhook's caBundle beside the other replicas' (when no cert-manager provides one).")
+	fs.StringVar(&o.webhook.ServiceName, "webhook-service-name", "profile-scheduler-webhook", "Service in front of the webhook server (for the certificate's DNS names).")
+	fs.StringVar(&o.webhook.ServiceNamespace, "webhook-service-namespace", "", "Namespace of that Service (default: the pod's namespace).")
+	fs.StringVar(&o.webhook.ConfigurationName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
+
+	fs = nfs.FlagSet("local mode")
+	fs.BoolVar(&o.local, "local", false, "Start a local control plane from bin/k8s (etcd, kube-apiserver), create nodes, apply config/samples and run against it.")
+	fs.StringVar(&o.localDir, "local-dir", ".local", "Directory, under the repository, for local mode's kubeconfig.")
+
+	utilfeature.DefaultMutableFeatureGate.AddFlag(nfs.FlagSet("feature gate"))
+	logsapi.AddFlags(o.logs, nfs.FlagSet("logs"))
+
+	fs = nfs.FlagSet("global")
+	fs.BoolVar(&o.showVersion, "version", false, "Print the version and the upstream scheduler version it embeds, then exit.")
+	globalflag.AddGlobalFlags(fs, name, logs.SkipLoggingConfigurationFlags())
+	return nfs
+}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// scheme knows the project's types: the client reads reviews through it,
+// the printers set apiVersion and kind from it, and -f is decoded by it.
+var scheme = runtime.NewScheme()
+
+// strictCodecs decode manifests as kubectl apply would validate them: the
+// group, version and kind must be registered, and an unknown or duplicated
+// field is an error that names it.
+var strictCodecs = serializer.NewCodecFactory(scheme, serializer.EnableStrict)
+
+func init() {
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+}

@@ -1,0 +1,27 @@
+package testenv
+
+import (
+	"fmt"
+
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+)
+
+// DefaultProfile returns upstream's default profile (v1 defaulting through
+// the upstream scheme, converted to the internal type) serving
+// schedulerName: what kube-scheduler runs with no configuration file.
+func DefaultProfile(schedulerName string) (config.KubeSchedulerProfile, error) {
+	var versioned configv1.KubeSchedulerConfiguration
+	scheme.Scheme.Default(&versioned)
+	var cfg config.KubeSchedulerConfiguration
+	if err := scheme.Scheme.Convert(&versioned, &cfg, nil); err != nil {
+		return config.KubeSchedulerProfile{}, fmt.Errorf("converting default configuration: %w", err)
+	}
+	if len(cfg.Profiles) == 0 {
+		return config.KubeSchedulerProfile{}, fmt.Errorf("upstream defaulting produced no profile")
+	}
+	p := cfg.Profiles[0]
+	p.SchedulerName = schedulerName
+	return p, nil
+}
