@@ -20,6 +20,7 @@ COPY app/ app/
 COPY controllers/ controllers/
 COPY scheduler/ scheduler/
 COPY internal/ internal/
+COPY config/ config/
 
 # Build
 # GOARCH has no default value so that the binary is built for the platform of

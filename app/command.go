@@ -47,9 +47,10 @@ func NewCommand(opts ...Option) *cobra.Command {
 controllers and the in-process scheduler they drive, with the upstream
 kube-scheduler plugins and any out-of-tree plugins this binary was built with.
 
-With --local it first starts a throw-away control plane of its own (etcd and
-kube-apiserver from bin/k8s), creates a few nodes, applies the sample profiles
-and runs against it until interrupted.`,
+With --local (in a binary that imports package app/local, as make run's does)
+it first starts a throw-away control plane of its own (etcd and kube-apiserver
+from --local-assets), installs the CRDs, creates a few nodes, applies the
+sample profiles and runs against it until interrupted.`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -113,7 +114,7 @@ func run(ctx context.Context, o *options) error {
 	var cfg *rest.Config
 	var err error
 	if o.local {
-		cluster, err := startLocal(ctx, o)
+		cluster, err := startLocal(ctx, LocalOptions{Dir: o.localDir, Assets: o.localAssets})
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,4 +94,30 @@ func TestCommandSurvivesAPanickingPlugin(t *testing.T) {
 		t.Fatalf("the operator stopped (%v); it should survive the plugin's panic", err)
 	default:
 	}
+}
+
+// The operator's binary (the image's) links no test framework: local mode
+// lives in package app/local, which only a developer's binary imports.
+func TestImageBinaryLinksNoTestFramework(t *testing.T) {
+	g := NewWithT(t)
+	out, err := exec.Command("go", "list", "-deps", "github.com/profile-scheduler/profile-scheduler").CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), string(out))
+	deps := strings.Fields(string(out))
+	g.Expect(deps).To(ContainElement("github.com/profile-scheduler/profile-scheduler/app"))
+	for _, dep := range deps {
+		g.Expect(dep).NotTo(Or(
+			HavePrefix("sigs.k8s.io/controller-runtime/pkg/envtest"),
+			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/testenv"),
+			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/local"),
+			HavePrefix("github.com/profile-scheduler/profile-scheduler/app/local"),
+		))
+	}
+}
+
+// Without package app/local, --local says what the binary lacks.
+func TestLocalNeedsLocalMode(t *testing.T) {
+	g := NewWithT(t)
+	cmd := NewCommand()
+	cmd.SetArgs([]string{"--local"})
+	g.Expect(cmd.Execute()).To(MatchError(ContainSubstring("must import github.com/profile-scheduler/profile-scheduler/app/local")))
 }

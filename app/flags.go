@@ -28,6 +28,7 @@ type options struct {
 	kubeconfig    string
 	local         bool
 	localDir      string
+	localAssets   string
 	qps           float32
 	burst         int
 	enableWebhook bool
@@ -80,8 +81,9 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.StringVar(&o.webhook.ConfigurationName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
 
 	fs = nfs.FlagSet("local mode")
-	fs.BoolVar(&o.local, "local", false, "Start a local control plane from bin/k8s (etcd, kube-apiserver), create nodes, apply config/samples and run against it.")
-	fs.StringVar(&o.localDir, "local-dir", ".local", "Directory, under the repository, for local mode's kubeconfig.")
+	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from --local-assets), install the CRDs, create nodes, apply the sample profiles and run against it. Only in a binary that imports package app/local (make run builds one; the operator's image does not); the CRDs and samples travel inside the binary, so it works from any module.")
+	fs.StringVar(&o.localDir, "local-dir", ".local", "Directory for local mode's admin kubeconfig, relative to the root of the module run from (the directory holding go.mod), or to the working directory.")
+	fs.StringVar(&o.localAssets, "local-assets", "", "Directory holding etcd, kube-apiserver and kubectl for local mode (default: $KUBEBUILDER_ASSETS, else bin/k8s under the module's root). In this repository `make envtest-assets` builds them; the error of a missing binary says how to build them elsewhere.")
 
 	utilfeature.DefaultMutableFeatureGate.AddFlag(nfs.FlagSet("feature gate"))
 	logsapi.AddFlags(o.logs, nfs.FlagSet("logs"))

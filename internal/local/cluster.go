@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -117,29 +120,14 @@ func CreateNodes(ctx context.Context, c client.Client, specs []NodeSpec) error {
 // ApplyDir server-side applies every YAML document of every *.yaml file in
 // dir, ExtenderConfigs first so profiles find their extenders.
 func ApplyDir(ctx context.Context, c client.Client, dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	return ApplyFS(ctx, c, os.DirFS(dir))
+}
+
+// ApplyFS is ApplyDir for the *.yaml files at the root of fsys.
+func ApplyFS(ctx context.Context, c client.Client, fsys fs.FS) ([]string, error) {
+	objs, err := decodeFS(fsys)
 	if err != nil {
 		return nil, err
-	}
-	var objs []*unstructured.Unstructured
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, doc := range strings.Split(string(data), "\n---\n") {
-			if strings.TrimSpace(doc) == "" {
-				continue
-			}
-			u := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if len(u.Object) == 0 {
-				continue
-			}
-			objs = append(objs, u)
-		}
 	}
 	sort.SliceStable(objs, func(i, j int) bool {
 		return objs[i].GetKind() == "ExtenderConfig" && objs[j].GetKind() != "ExtenderConfig"
@@ -164,4 +152,52 @@ func ApplyDir(ctx context.Context, c client.Client, dir string) ([]string, error
 		applied = append(applied, u.GetKind()+"/"+u.GetName())
 	}
 	return applied, nil
+}
+
+// CRDs decodes the CustomResourceDefinitions of the *.yaml files at the
+// root of fsys.
+func CRDs(fsys fs.FS) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	objs, err := decodeFS(fsys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(objs))
+	for _, u := range objs {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		out = append(out, crd)
+	}
+	return out, nil
+}
+
+// decodeFS decodes every YAML document of the *.yaml files at the root of
+// fsys, in file order.
+func decodeFS(fsys fs.FS) ([]*unstructured.Unstructured, error) {
+	files, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			objs = append(objs, u)
+		}
+	}
+	return objs, nil
 }

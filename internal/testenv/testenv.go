@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -44,12 +45,17 @@ func assetsDir() (string, error) {
 		}
 		dir = filepath.Join(root, "bin", "k8s")
 	}
+	return dir, CheckAssets(dir)
+}
+
+// CheckAssets reports which of kube-apiserver, etcd and kubectl dir lacks.
+func CheckAssets(dir string) error {
 	for _, b := range []string{"kube-apiserver", "etcd", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			return "", fmt.Errorf("%s not found in %s: run `make envtest-assets` (or set %s)", b, dir, assetsEnv)
+			return fmt.Errorf("%s not found in %s: run `make envtest-assets` (or set %s)", b, dir, assetsEnv)
 		}
 	}
-	return dir, nil
+	return nil
 }
 
 // crdDir returns config/crd/bases under the repository root.
@@ -104,26 +110,56 @@ func WithCRDDirectory(dir string) Option {
 	return func(e *envtest.Environment) { e.CRDDirectoryPaths = []string{dir} }
 }
 
+// WithAssets takes kube-apiserver, etcd and kubectl from dir instead of
+// $KUBEBUILDER_ASSETS or the repository's bin/k8s (envtest prefers the
+// variable to its assets directory: the binaries' paths are set here).
+func WithAssets(dir string) Option {
+	return func(e *envtest.Environment) {
+		e.BinaryAssetsDirectory = dir
+		e.ControlPlane.GetAPIServer().Path = filepath.Join(dir, "kube-apiserver")
+		if e.ControlPlane.Etcd == nil {
+			e.ControlPlane.Etcd = &envtest.Etcd{}
+		}
+		e.ControlPlane.Etcd.Path = filepath.Join(dir, "etcd")
+		e.ControlPlane.KubectlPath = filepath.Join(dir, "kubectl")
+	}
+}
+
+// WithCRDs installs crds instead of the CRDs of the repository's
+// config/crd/bases (local mode carries its own, from any module).
+func WithCRDs(crds []*apiextensionsv1.CustomResourceDefinition) Option {
+	return func(e *envtest.Environment) {
+		e.CRDs = crds
+		e.CRDDirectoryPaths = nil
+	}
+}
+
 // newEnvironment returns an environment, not started yet, on the local
 // binaries with the project's CRDs installed.
 func newEnvironment(opts ...Option) (*envtest.Environment, error) {
-	assets, err := assetsDir()
-	if err != nil {
-		return nil, err
-	}
-	crds, err := crdDir()
-	if err != nil {
-		return nil, err
-	}
 	env := &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		CRDDirectoryPaths:        []string{crds},
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
 	for _, o := range opts {
 		o(env)
+	}
+	if env.BinaryAssetsDirectory == "" {
+		assets, err := assetsDir()
+		if err != nil {
+			return nil, err
+		}
+		env.BinaryAssetsDirectory = assets
+	} else if err := CheckAssets(env.BinaryAssetsDirectory); err != nil {
+		return nil, err
+	}
+	if env.CRDs == nil && env.CRDDirectoryPaths == nil {
+		crds, err := crdDir()
+		if err != nil {
+			return nil, err
+		}
+		env.CRDDirectoryPaths = []string{crds}
 	}
 	return env, nil
 }

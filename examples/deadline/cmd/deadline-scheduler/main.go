@@ -5,6 +5,7 @@ package main
 
 import (
 	"github.com/profile-scheduler/profile-scheduler/app"
+	_ "github.com/profile-scheduler/profile-scheduler/app/local" // --local, for a developer's machine; an image's binary leaves it out
 	"github.com/profile-scheduler/profile-scheduler/examples/deadline"
 	"github.com/profile-scheduler/profile-scheduler/examples/deadline/apis/config/validation"
 )

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"k8s.io/client-go/rest"
+)
+
+// LocalOptions are local mode's flags.
+type LocalOptions struct {
+	// Dir is where the admin kubeconfig is written (--local-dir), relative
+	// to the root of the module run from (the directory holding go.mod),
+	// or to the working directory outside a module.
+	Dir string
+	// Assets holds etcd, kube-apiserver and kubectl (--local-assets);
+	// empty: $KUBEBUILDER_ASSETS, else bin/k8s under the module's root.
+	Assets string
+}
+
+// LocalControlPlane is a control plane local mode started: the operator
+// runs against Config, and Stop stops it and everything it started.
+type LocalControlPlane struct {
+	Config *rest.Config
+	Stop   func() error
+}
+
+// localMode starts local mode's control plane; nil in a binary that does
+// not import package app/local.
+var localMode struct {
+	sync.Mutex
+	start func(context.Context, LocalOptions) (*LocalControlPlane, error)
+}
+
+// RegisterLocalMode makes --local start a control plane with start.
+// Package app/local calls it when imported: the operator's image does not
+// import it, so it links no test framework; a binary for a developer's
+// machine (make run's, a custom build's) imports it.
+func RegisterLocalMode(start func(context.Context, LocalOptions) (*LocalControlPlane, error)) {
+	localMode.Lock()
+	defer localMode.Unlock()
+	localMode.start = start
+}
+
+// errNoLocalMode is --local's error in a binary built without local mode.
+var errNoLocalMode = errors.New("--local: this binary was built without local mode; its main package must import github.com/profile-scheduler/profile-scheduler/app/local (`make run` builds one that does; the operator's image does not)")
+
+// startLocal starts local mode's control plane.
+func startLocal(ctx context.Context, o LocalOptions) (*LocalControlPlane, error) {
+	localMode.Lock()
+	start := localMode.start
+	localMode.Unlock()
+	if start == nil {
+		return nil, errNoLocalMode
+	}
+	return start(ctx, o)
+}
