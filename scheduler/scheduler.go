@@ -111,6 +111,10 @@ type Scheduler struct {
 	// profile generation reviewed, one per draft review; reviewsOpen
 	// those not closed yet.
 	reviewBuilds, reviewsOpen atomic.Int64
+
+	// overcommit marks the nodes the overcommit watcher looks at next
+	// (overcommit.go).
+	overcommit *overcommitWatch
 }
 
 var (
@@ -148,6 +152,7 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		ctx:             ctx,
 		cancel:          cancel,
 		watched:         make(map[fwk.EventResource]bool),
+		overcommit:      newOvercommitWatch(),
 	}
 	empty := profileMap{}
 	s.profiles.Store(&empty)
@@ -212,6 +217,10 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	}
 
 	if err := s.addPodAndNodeHandlers(); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := s.addOvercommitHandlers(); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -295,7 +304,11 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 
 	s.queue.Run(ctx)
-	s.running.Add(1)
+	s.running.Add(2)
+	go func() {
+		defer s.running.Done()
+		s.watchOvercommits(ctx)
+	}()
 	go func() {
 		defer s.running.Done()
 		for ctx.Err() == nil {

@@ -1,0 +1,229 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// The bind check: just before a pod is bound, it is checked against its
+// node as the cache sees it then, with the pods bound by any scheduler
+// since the cycle's snapshot. Only the Filter plugins that judge room on
+// the node take part (bindCheckPlugins), and only those the profile
+// enables at Filter; the pod's own required pod affinity is left out (a
+// pod that left cannot make a node too full), its anti-affinity is kept.
+//
+// The plugins run in a framework of their own (bindCheck.fw), built from
+// the profile's configuration with only those plugins at PreFilter and
+// Filter (and its QueueSort and Bind plugins, which every framework
+// needs). Its snapshot lister reads a snapshot of one node, made for each
+// check from a copy of the cache's node without the pod (which is assumed
+// there): PreFilter runs again on a fresh CycleState, as the cycle ran it,
+// then Filter. Checks of one profile take turns (mu): the framework's
+// snapshot is one. Alone in a cluster the check never refuses: the cache
+// already holds every pod this scheduler assumed, each placed with the
+// others in view.
+
+// bindCheckPlugins are the Filter plugins that judge room on a node.
+var bindCheckPlugins = sets.New(names.NodeResourcesFit, names.NodePorts, names.NodeVolumeLimits, names.InterPodAffinity)
+
+// bindCheckNodeGone is the refusing "plugin" when the node left the cache.
+const bindCheckNodeGone = "NodeGone"
+
+// errNodeFilledUp marks a pod that the bind check refused.
+var errNodeFilledUp = errors.New("the node no longer has room for the pod")
+
+// bindCheck runs the room-judging Filter plugins of one profile on one
+// node. It is built with the profile's framework and closed with it.
+type bindCheck struct {
+	profile string
+	fw      framework.Framework
+	// mu serializes checks: lister's snapshot is set for one at a time.
+	mu     sync.Mutex
+	lister *oneNodeLister
+}
+
+// newBindCheck builds the check of the framework fw built from prof, or
+// returns nil when fw enables none of bindCheckPlugins at Filter.
+func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeSchedulerProfile, fw framework.Framework, fi *frameworkInformers) (*bindCheck, error) {
+	listed := fw.ListPlugins()
+	filter := keepPlugins(listed.Filter, bindCheckPlugins)
+	if len(filter.Enabled) == 0 {
+		return nil, nil
+	}
+	cfg := &config.KubeSchedulerProfile{
+		SchedulerName: prof.SchedulerName + "/bind-check",
+		Plugins: &config.Plugins{
+			QueueSort: listed.QueueSort,
+			PreFilter: keepPlugins(listed.PreFilter, sets.New(pluginNames(filter)...)),
+			Filter:    filter,
+			Bind:      listed.Bind,
+		},
+		PluginConfig: prof.PluginConfig,
+	}
+	lister := &oneNodeLister{snap: internalcache.NewEmptySnapshot()}
+	checkFw, err := frameworkruntime.NewFramework(ctx, s.registry, cfg,
+		frameworkruntime.WithClientSet(s.client),
+		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
+		frameworkruntime.WithInformerFactory(fi),
+		frameworkruntime.WithSnapshotSharedLister(lister),
+		frameworkruntime.WithParallelism(1),
+		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
+		frameworkruntime.WithPodNominator(s.queue),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the bind check: %w", err)
+	}
+	return &bindCheck{profile: prof.SchedulerName, fw: checkFw, lister: lister}, nil
+}
+
+func keepPlugins(set config.PluginSet, keep sets.Set[string]) config.PluginSet {
+	var out config.PluginSet
+	for _, p := range set.Enabled {
+		if keep.Has(p.Name) {
+			out.Enabled = append(out.Enabled, config.Plugin{Name: p.Name})
+		}
+	}
+	return out
+}
+
+func pluginNames(set config.PluginSet) []string {
+	out := make([]string, 0, len(set.Enabled))
+	for _, p := range set.Enabled {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (c *bindCheck) close() error {
+	if c == nil {
+		return nil
+	}
+	return c.fw.Close()
+}
+
+// check returns nil when pod, assumed on nodeName, still fits there as the
+// cache sees it now, and an Unschedulable status wrapping errNodeFilledUp
+// when it does not. An error of a plugin is logged and lets the bind go
+// on: only a plugin's verdict refuses.
+func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.Pod, nodeName string) *fwk.Status {
+	if c == nil || !s.opts.bindCheck {
+		return nil
+	}
+	start := time.Now()
+	st := c.run(ctx, s.cache, pod, nodeName)
+	bindCheckDuration.WithLabelValues(c.profile).Observe(time.Since(start).Seconds())
+	if st.IsSuccess() {
+		return nil
+	}
+	logger := klog.FromContext(ctx)
+	if !st.IsRejected() {
+		logger.Error(st.AsError(), "Bind check failed; binding anyway", "node", nodeName)
+		return nil
+	}
+	bindChecksRefused.WithLabelValues(c.profile, st.Plugin()).Inc()
+	err := fmt.Errorf("%w: node %q: %s (pods bound since this pod's scheduling cycle took the room); the pod is scheduled again", errNodeFilledUp, nodeName, st.Message())
+	logger.V(2).Info("Bind check refused the pod; scheduling it again", "node", nodeName, "plugin", st.Plugin(), "reason", st.Message())
+	return fwk.NewStatus(fwk.Unschedulable).WithError(err).WithPlugin(st.Plugin())
+}
+
+func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, pod *v1.Pod, nodeName string) *fwk.Status {
+	// A copy of the node as the cache holds it now, under its read lock.
+	ni, err := cache.GetNode(nodeName)
+	if err != nil || ni.Node() == nil {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node is gone").WithPlugin(bindCheckNodeGone)
+	}
+	others := make([]*v1.Pod, 0, len(ni.Pods))
+	for _, p := range ni.GetPods() {
+		if p.GetPod().UID != pod.UID {
+			others = append(others, p.GetPod())
+		}
+	}
+	snap := internalcache.NewSnapshot(others, []*v1.Node{ni.Node()})
+	checked := withoutPodAffinity(pod)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lister.snap = snap
+	state := framework.NewCycleState()
+	_, st, _ := c.fw.RunPreFilterPlugins(ctx, state, checked)
+	if !st.IsSuccess() {
+		if st.IsRejected() {
+			// The cycle's PreFilter passed: what refuses the pod now
+			// is not room on this node.
+			return nil
+		}
+		return st
+	}
+	nodeInfo, err := snap.Get(nodeName)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	return c.fw.RunFilterPlugins(ctx, state, checked, nodeInfo)
+}
+
+// withoutPodAffinity is pod without its pod affinity terms (anti-affinity
+// kept): a shallow copy when there are some.
+func withoutPodAffinity(pod *v1.Pod) *v1.Pod {
+	if pod.Spec.Affinity == nil || pod.Spec.Affinity.PodAffinity == nil {
+		return pod
+	}
+	cp := *pod
+	aff := *pod.Spec.Affinity
+	aff.PodAffinity = nil
+	cp.Spec.Affinity = &aff
+	return &cp
+}
+
+// oneNodeLister is the bind check framework's snapshot lister: it reads
+// the snapshot of the check running now.
+type oneNodeLister struct {
+	snap *internalcache.Snapshot
+}
+
+var (
+	_ fwk.SharedLister      = &oneNodeLister{}
+	_ fwk.NodeInfoLister    = &oneNodeLister{}
+	_ fwk.StorageInfoLister = &oneNodeLister{}
+)
+
+func (l *oneNodeLister) NodeInfos() fwk.NodeInfoLister       { return l }
+func (l *oneNodeLister) StorageInfos() fwk.StorageInfoLister { return l }
+func (l *oneNodeLister) PodGroupStates() fwk.PodGroupStateLister {
+	return l.snap.PodGroupStates()
+}
+func (l *oneNodeLister) PodGroups() fwk.PodGroupLister { return l.snap.PodGroups() }
+func (l *oneNodeLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
+	return l.snap.CompositePodGroupStates()
+}
+func (l *oneNodeLister) CompositePodGroups() fwk.CompositePodGroupLister {
+	return l.snap.CompositePodGroups()
+}
+func (l *oneNodeLister) List() ([]fwk.NodeInfo, error) { return l.snap.NodeInfos().List() }
+func (l *oneNodeLister) HavePodsWithAffinityList() ([]fwk.NodeInfo, error) {
+	return l.snap.NodeInfos().HavePodsWithAffinityList()
+}
+func (l *oneNodeLister) HavePodsWithRequiredAntiAffinityList() ([]fwk.NodeInfo, error) {
+	return l.snap.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+}
+func (l *oneNodeLister) HavePodsWithRequiredNonHostScopedAntiAffinityList() ([]fwk.NodeInfo, error) {
+	return l.snap.NodeInfos().HavePodsWithRequiredNonHostScopedAntiAffinityList()
+}
+func (l *oneNodeLister) Get(nodeName string) (fwk.NodeInfo, error) {
+	return l.snap.NodeInfos().Get(nodeName)
+}
+func (l *oneNodeLister) IsPVCUsedByPods(key string) bool {
+	return l.snap.StorageInfos().IsPVCUsedByPods(key)
+}
