@@ -111,3 +111,13 @@ func (s *Scheduler) CachedPodsOn(node string) int {
 	}
 	return len(ni.Pods)
 }
+
+// NodeOvercommits is node_overcommits_total for otherScheduler.
+func NodeOvercommits(otherScheduler string) float64 {
+	var m dto.Metric
+	_ = nodeOvercommits.WithLabelValues(otherScheduler).Write(&m)
+	return m.GetCounter().GetValue()
+}
+
+// OvercommittedNodes is the overcommitted_nodes gauge as scraped.
+func OvercommittedNodes() float64 { return countOvercommitted() }

@@ -52,12 +52,31 @@ var (
 		Name:      "node_overcommits_total",
 		Help:      "Times a node was seen requesting more than its allocatable, by the schedulers of its pods that no profile serves (comma-separated; none when every pod is ours).",
 	}, []string{"other_scheduler"})
-	overcommittedNodes = prometheus.NewGauge(prometheus.GaugeOpts{
+	// overcommittedNodes reads the watchers of the live schedulers when
+	// scraped.
+	overcommittedNodes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: operatorMetricsNamespace,
 		Name:      "overcommitted_nodes",
 		Help:      "Nodes whose bound pods request more than their allocatable now.",
-	})
+	}, countOvercommitted)
 )
+
+// countOvercommitted is the value of overcommitted_nodes.
+func countOvercommitted() float64 {
+	live.Lock()
+	defer live.Unlock()
+	n := 0
+	for s := range live.schedulers {
+		n += s.overcommit.count()
+	}
+	return float64(n)
+}
+
+func (w *overcommitWatch) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.over)
+}
 
 // overcommitWatch is the watcher's state: marked nodes, and the nodes
 // found overcommitted, with what they overflow (for the gauge and for
@@ -158,7 +177,6 @@ func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRe
 	if err != nil || ni.Node() == nil {
 		w.mu.Lock()
 		delete(w.over, nodeName)
-		overcommittedNodes.Set(float64(len(w.over)))
 		w.mu.Unlock()
 		return
 	}
@@ -177,7 +195,6 @@ func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRe
 	} else {
 		w.over[nodeName] = over
 	}
-	overcommittedNodes.Set(float64(len(w.over)))
 	w.mu.Unlock()
 	if over == "" || was {
 		return
