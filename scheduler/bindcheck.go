@@ -28,11 +28,11 @@ import (
 // The plugins run in a framework of their own (bindCheck.fw), built from
 // the profile's configuration with only those plugins at PreFilter and
 // Filter (and its QueueSort and Bind plugins, which every framework
-// needs). Its snapshot lister reads a snapshot of one node, made for each
-// check from a copy of the cache's node without the pod (which is assumed
-// there): PreFilter runs again on a fresh CycleState, as the cycle ran it,
-// then Filter. Checks of one profile take turns (mu): the framework's
-// snapshot is one. Alone in a cluster the check never refuses: the cache
+// needs). Its snapshot lister serves one node: the cache's copy of the
+// node, without the pod (which is assumed there). PreFilter runs again on
+// a fresh CycleState, as the cycle ran it, then Filter. Checks of one
+// profile take turns (mu): the framework's lister serves one node at a
+// time. Alone in a cluster the check never refuses: the cache
 // already holds every pod this scheduler assumed, each placed with the
 // others in view.
 
@@ -73,16 +73,16 @@ func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeScheduler
 		},
 		PluginConfig: prof.PluginConfig,
 	}
-	lister := &oneNodeLister{snap: internalcache.NewEmptySnapshot()}
-	checkFw, err := frameworkruntime.NewFramework(ctx, s.registry, cfg,
+	lister := &oneNodeLister{empty: internalcache.NewEmptySnapshot()}
+	opts := append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(s.client),
 		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
 		frameworkruntime.WithInformerFactory(fi),
 		frameworkruntime.WithSnapshotSharedLister(lister),
 		frameworkruntime.WithParallelism(1),
 		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
-		frameworkruntime.WithPodNominator(s.queue),
-	)
+	}, s.sharedHandles...)
+	checkFw, err := frameworkruntime.NewFramework(ctx, s.registry, cfg, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the bind check: %w", err)
 	}
@@ -140,23 +140,28 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 }
 
 func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, pod *v1.Pod, nodeName string) *fwk.Status {
-	// A copy of the node as the cache holds it now, under its read lock.
-	ni, err := cache.GetNode(nodeName)
-	if err != nil || ni.Node() == nil {
+	// A copy of the node as the cache holds it now, taken under its read
+	// lock; its pods keep the resources the cache computed for them.
+	cached, err := cache.GetNode(nodeName)
+	if err != nil || cached.Node() == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node is gone").WithPlugin(bindCheckNodeGone)
 	}
-	others := make([]*v1.Pod, 0, len(ni.Pods))
-	for _, p := range ni.GetPods() {
-		if p.GetPod().UID != pod.UID {
-			others = append(others, p.GetPod())
+	// The node without the pod, which is assumed there. It is rebuilt
+	// rather than the pod removed: NodeInfo keeps host ports as a set, and
+	// removing the pod would free a port another pod holds too.
+	ni := framework.NewNodeInfo()
+	ni.SetNode(cached.Node())
+	for _, pi := range cached.GetPods() {
+		if pi.GetPod().UID != pod.UID {
+			ni.AddPodInfo(pi)
 		}
 	}
-	snap := internalcache.NewSnapshot(others, []*v1.Node{ni.Node()})
 	checked := withoutPodAffinity(pod)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.lister.snap = snap
+	c.lister.node = ni
+	defer func() { c.lister.node = nil }()
 	state := framework.NewCycleState()
 	_, st, _ := c.fw.RunPreFilterPlugins(ctx, state, checked)
 	if !st.IsSuccess() {
@@ -167,11 +172,7 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, pod *v1.
 		}
 		return st
 	}
-	nodeInfo, err := snap.Get(nodeName)
-	if err != nil {
-		return fwk.AsStatus(err)
-	}
-	return c.fw.RunFilterPlugins(ctx, state, checked, nodeInfo)
+	return c.fw.RunFilterPlugins(ctx, state, checked, ni)
 }
 
 // withoutPodAffinity is pod without its pod affinity terms (anti-affinity
@@ -187,10 +188,12 @@ func withoutPodAffinity(pod *v1.Pod) *v1.Pod {
 	return &cp
 }
 
-// oneNodeLister is the bind check framework's snapshot lister: it reads
-// the snapshot of the check running now.
+// oneNodeLister is the bind check framework's snapshot lister: a
+// snapshot of the one node under check (node, set by the check).
 type oneNodeLister struct {
-	snap *internalcache.Snapshot
+	node *framework.NodeInfo
+	// empty answers for pod groups, which no check plugin reads.
+	empty *internalcache.Snapshot
 }
 
 var (
@@ -202,28 +205,44 @@ var (
 func (l *oneNodeLister) NodeInfos() fwk.NodeInfoLister       { return l }
 func (l *oneNodeLister) StorageInfos() fwk.StorageInfoLister { return l }
 func (l *oneNodeLister) PodGroupStates() fwk.PodGroupStateLister {
-	return l.snap.PodGroupStates()
+	return l.empty.PodGroupStates()
 }
-func (l *oneNodeLister) PodGroups() fwk.PodGroupLister { return l.snap.PodGroups() }
+func (l *oneNodeLister) PodGroups() fwk.PodGroupLister { return l.empty.PodGroups() }
 func (l *oneNodeLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
-	return l.snap.CompositePodGroupStates()
+	return l.empty.CompositePodGroupStates()
 }
 func (l *oneNodeLister) CompositePodGroups() fwk.CompositePodGroupLister {
-	return l.snap.CompositePodGroups()
+	return l.empty.CompositePodGroups()
 }
-func (l *oneNodeLister) List() ([]fwk.NodeInfo, error) { return l.snap.NodeInfos().List() }
+
+// list is [node] when has holds for it, else empty.
+func (l *oneNodeLister) list(has bool) ([]fwk.NodeInfo, error) {
+	if l.node == nil || !has {
+		return nil, nil
+	}
+	return []fwk.NodeInfo{l.node}, nil
+}
+
+func (l *oneNodeLister) List() ([]fwk.NodeInfo, error) { return l.list(true) }
 func (l *oneNodeLister) HavePodsWithAffinityList() ([]fwk.NodeInfo, error) {
-	return l.snap.NodeInfos().HavePodsWithAffinityList()
+	return l.list(l.node != nil && len(l.node.PodsWithAffinity) > 0)
 }
 func (l *oneNodeLister) HavePodsWithRequiredAntiAffinityList() ([]fwk.NodeInfo, error) {
-	return l.snap.NodeInfos().HavePodsWithRequiredAntiAffinityList()
+	return l.list(l.node != nil && len(l.node.PodsWithRequiredAntiAffinity) > 0)
 }
+
+// HavePodsWithRequiredNonHostScopedAntiAffinityList: NodeInfo fills the
+// list only with the InterPodAffinityHostnameFastPath gate on, as the
+// snapshot's.
 func (l *oneNodeLister) HavePodsWithRequiredNonHostScopedAntiAffinityList() ([]fwk.NodeInfo, error) {
-	return l.snap.NodeInfos().HavePodsWithRequiredNonHostScopedAntiAffinityList()
+	return l.list(l.node != nil && len(l.node.PodsWithRequiredNonHostScopedAntiAffinity) > 0)
 }
 func (l *oneNodeLister) Get(nodeName string) (fwk.NodeInfo, error) {
-	return l.snap.NodeInfos().Get(nodeName)
+	if l.node == nil || l.node.Node().Name != nodeName {
+		return nil, fmt.Errorf("nodeinfo not found for node name %q", nodeName)
+	}
+	return l.node, nil
 }
 func (l *oneNodeLister) IsPVCUsedByPods(key string) bool {
-	return l.snap.StorageInfos().IsPVCUsedByPods(key)
+	return l.node != nil && l.node.PVCRefCounts[key] > 0
 }
