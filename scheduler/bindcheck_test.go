@@ -244,3 +244,31 @@ var _ = Describe("Check before binding", func() {
 		Expect(overcommitted()).To(BeEmpty())
 	})
 })
+
+var _ = Describe("Check before binding, pod groups", func() {
+	BeforeEach(func() {
+		enableGenericWorkload()
+		recorded.reset()
+	})
+
+	It("checks each member of a scheduled group when it is bound: a refused member is scheduled again, the others stay bound", func() {
+		h := startScheduler(scheduler.WithOutOfTreeRegistry(testRegistry), scheduler.WithPodBackoff(20*time.Second, 20*time.Second))
+		name := uniqueName("check-gang")
+		h.apply(defaultProfile(name, withHooks))
+		createNode("n1", "2", "4Gi", withLabels("pool", "first"))
+		createPodGroup(h.ns, "g", 2)
+		members := createGang(h.ns, "m", "g", name, 2, "1", withPreferredNodeLabel("pool", "first"), withPodLabels(labelPermit, "wait-once"))
+		Eventually(recorded.waitingCount, 20*time.Second, 10*time.Millisecond).Should(Equal(2))
+		Expect(h.sched.CachedPodsOn("n1")).To(Equal(2))
+		createNode("n2", "2", "4Gi")
+		bindAsOther(h.ns, "other", "n1", "1")
+		Eventually(func() int { return h.sched.CachedPodsOn("n1") }, 10*time.Second, 10*time.Millisecond).Should(Equal(3))
+
+		Expect(recorded.allowWaiting()).To(Equal(2))
+		Eventually(func() int { return boundOf(h.ns, members) }, 20*time.Second, 20*time.Millisecond).Should(Equal(2))
+		Expect(overcommitted()).To(BeEmpty())
+		Expect(nodesOf(h.ns, members)).To(ContainElement("n2"), "a member moved off the node the other scheduler filled")
+		_, refused := scheduler.BindChecks(name)
+		Expect(refused["NodeResourcesFit"]).To(BeNumerically(">=", 1))
+	})
+})
