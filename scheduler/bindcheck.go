@@ -114,10 +114,10 @@ func (c *bindCheck) close() error {
 	return c.fw.Close()
 }
 
-// check returns nil when pod, assumed on nodeName, still fits there as the
-// cache sees it now, and an Unschedulable status wrapping errNodeFilledUp
-// when it does not. An error of a plugin is logged and lets the bind go
-// on: only a plugin's verdict refuses.
+// checkBeforeBind runs c (nil: no check): nil when pod, assumed on
+// nodeName, still fits there as the cache sees it now, an Unschedulable
+// status wrapping errNodeFilledUp when it does not. An error of a plugin
+// is logged and lets the bind go on: only a plugin's verdict refuses.
 func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.Pod, nodeName string) *fwk.Status {
 	if c == nil || !s.opts.bindCheck {
 		return nil

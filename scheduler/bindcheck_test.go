@@ -98,6 +98,21 @@ var _ = Describe("Check before binding", func() {
 		Expect(eventsFor(h.ns, "p")).To(ContainElements("FailedScheduling", "Scheduled"))
 	})
 
+	It("defers to upstream kube-scheduler, running beside it, when it binds onto the room first", func() {
+		h, name := holdOnN1()
+		startUpstream()
+		createNode("n2", "2", "4Gi")
+		createPod(newPod(h.ns, "upstreams", v1.DefaultSchedulerName, "1", "100Mi", withRequiredNodeLabel("pool", "first")))
+		Expect(waitBound(h.ns, "upstreams", 10*time.Second)).To(Equal("n1"))
+		Eventually(func() int { return h.sched.CachedPodsOn("n1") }, 10*time.Second, 10*time.Millisecond).Should(Equal(2))
+
+		Expect(recorded.allowWaiting()).To(Equal(1))
+		Expect(waitBound(h.ns, "p", 10*time.Second)).To(Equal("n2"))
+		Expect(overcommitted()).To(BeEmpty())
+		_, refused := scheduler.BindChecks(name)
+		Expect(refused).To(Equal(map[string]float64{"NodeResourcesFit": 1}))
+	})
+
 	It("leaves the pod pending, without spinning, when no node has room any more", func() {
 		h, name := holdOnN1()
 		bindAsOther(h.ns, "other", "n1", "1")
