@@ -65,13 +65,17 @@ var _ = Describe("Check before binding", func() {
 	// holdOnN1 starts a scheduler whose back-off is long (a pod retried
 	// within seconds was activated, not backed off), and a pod "p" of
 	// 1.5 cpu that prefers node n1 and waits at Permit on it.
-	holdOnN1 := func() (*harness, string) {
+	holdOnN1 := func(permit ...string) (*harness, string) {
 		GinkgoHelper()
+		wait := "wait-once"
+		if len(permit) > 0 {
+			wait = permit[0]
+		}
 		h := startScheduler(scheduler.WithOutOfTreeRegistry(testRegistry), scheduler.WithPodBackoff(20*time.Second, 20*time.Second))
 		name := uniqueName("check")
 		h.apply(defaultProfile(name, withHooks))
 		createNode("n1", "2", "4Gi", withLabels("pool", "first"))
-		createPod(newPod(h.ns, "p", name, "1500m", "100Mi", withPreferredNodeLabel("pool", "first"), withPodLabels(labelPermit, "wait-once")))
+		createPod(newPod(h.ns, "p", name, "1500m", "100Mi", withPreferredNodeLabel("pool", "first"), withPodLabels(labelPermit, wait)))
 		Eventually(recorded.waitingCount, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
 		Expect(h.sched.CachedPodsOn("n1")).To(Equal(1))
 		return h, name
@@ -140,6 +144,38 @@ var _ = Describe("Check before binding", func() {
 		Expect(recorded.of("p")).To(Equal([]string{"Reserve", "Permit", "PreBind", "Unreserve"}))
 		_, refused := scheduler.BindChecks(name)
 		Expect(refused).To(Equal(map[string]float64{"NodeResourcesFit": 1}))
+		Expect(overcommitted()).To(BeEmpty())
+	})
+
+	It("backs a pod refused twice in a row off instead of retrying it at once", func() {
+		h, name := holdOnN1("wait")
+		createNode("n2", "2", "4Gi")
+		bindAsOther(h.ns, "other-1", "n1", "1")
+		Eventually(func() int { return h.sched.CachedPodsOn("n1") }, 10*time.Second, 10*time.Millisecond).Should(Equal(2))
+		Expect(recorded.allowWaiting()).To(Equal(1))
+
+		// Retried at once, it waits again, on n2; n2 fills up too.
+		Eventually(func() int { return h.sched.CachedPodsOn("n2") }, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+		Eventually(func() []time.Time { return recorded.timesOf("p", "Permit") }, 10*time.Second, 10*time.Millisecond).Should(HaveLen(2))
+		Eventually(recorded.waitingCount, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+		bindAsOther(h.ns, "other-2", "n2", "1")
+		Eventually(func() int { return h.sched.CachedPodsOn("n2") }, 10*time.Second, 10*time.Millisecond).Should(Equal(2))
+		Expect(recorded.allowWaiting()).To(Equal(1))
+
+		// The second refusal in a row waits out the back-off (20s).
+		backingOff := func() []string {
+			_, backoff, _ := h.sched.Queue().Pending()
+			var names []string
+			for _, p := range backoff {
+				names = append(names, p.Name)
+			}
+			return names
+		}
+		Eventually(backingOff, 10*time.Second, 10*time.Millisecond).Should(Equal([]string{"p"}))
+		Consistently(backingOff, 2*time.Second, 20*time.Millisecond).Should(Equal([]string{"p"}))
+		Expect(recorded.timesOf("p", "Reserve")).To(HaveLen(2))
+		_, refused := scheduler.BindChecks(name)
+		Expect(refused).To(Equal(map[string]float64{"NodeResourcesFit": 2}))
 		Expect(overcommitted()).To(BeEmpty())
 	})
 
