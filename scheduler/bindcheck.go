@@ -8,6 +8,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -32,7 +35,13 @@ import (
 // node, without the pod (which is assumed there). PreFilter runs again on
 // a fresh CycleState, as the cycle ran it, then Filter. Checks of one
 // profile take turns (mu): the framework's lister serves one node at a
-// time. Alone in a cluster the check never refuses: the cache
+// time.
+//
+// While another scheduler binds (otherSchedulerActive), the node's pods
+// are also listed from the API server with a consistent read, and those
+// the cache has not seen yet are added: the informers deliver another
+// scheduler's binds some milliseconds late, which is most of the window
+// the check can close. Alone in a cluster no such read is made. Alone in a cluster the check never refuses: the cache
 // already holds every pod this scheduler assumed, each placed with the
 // others in view.
 
@@ -123,7 +132,11 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 		return nil
 	}
 	start := time.Now()
-	st := c.run(ctx, s.cache, pod, nodeName)
+	var fromAPI podsOnNode
+	if s.otherSchedulerActive() {
+		fromAPI = s.podsOnNodeFromAPI
+	}
+	st := c.run(ctx, s.cache, fromAPI, pod, nodeName)
 	bindCheckDuration.WithLabelValues(c.profile).Observe(time.Since(start).Seconds())
 	if st.IsSuccess() {
 		return nil
@@ -139,7 +152,12 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 	return fwk.NewStatus(fwk.Unschedulable).WithError(err).WithPlugin(st.Plugin())
 }
 
-func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, pod *v1.Pod, nodeName string) *fwk.Status {
+// podsOnNode lists the pods bound to a node, as the API server has them.
+type podsOnNode func(ctx context.Context, nodeName string) ([]v1.Pod, error)
+
+// run checks pod on nodeName as the cache has the node, with the pods
+// fromAPI (when not nil) lists there that the cache has not seen yet.
+func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI podsOnNode, pod *v1.Pod, nodeName string) *fwk.Status {
 	// A copy of the node as the cache holds it now, taken under its read
 	// lock; its pods keep the resources the cache computed for them.
 	cached, err := cache.GetNode(nodeName)
@@ -151,9 +169,27 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, pod *v1.
 	// removing the pod would free a port another pod holds too.
 	ni := framework.NewNodeInfo()
 	ni.SetNode(cached.Node())
+	seen := make(map[types.UID]bool, len(cached.Pods)+1)
+	seen[pod.UID] = true
 	for _, pi := range cached.GetPods() {
-		if pi.GetPod().UID != pod.UID {
+		if !seen[pi.GetPod().UID] {
+			seen[pi.GetPod().UID] = true
 			ni.AddPodInfo(pi)
+		}
+	}
+	if fromAPI != nil {
+		// Another scheduler binds now: what it bound and our informer has
+		// not delivered yet counts too.
+		pods, err := fromAPI(ctx, nodeName)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Listing the node's pods for the bind check failed; checking with the cache alone", "node", nodeName, "err", err)
+		}
+		for i := range pods {
+			p := &pods[i]
+			if seen[p.UID] || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+				continue
+			}
+			ni.AddPod(p)
 		}
 	}
 	checked := withoutPodAffinity(pod)
@@ -173,6 +209,30 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, pod *v1.
 		return st
 	}
 	return c.fw.RunFilterPlugins(ctx, state, checked, ni)
+}
+
+// otherSchedulerWindow is how long after another scheduler's last bind the
+// check also reads the node's pods from the API server.
+const otherSchedulerWindow = 30 * time.Second
+
+// otherSchedulerActive reports whether a scheduler that no profile serves
+// bound a pod within otherSchedulerWindow (the overcommit watcher's pod
+// handler notes it).
+func (s *Scheduler) otherSchedulerActive() bool {
+	last := s.lastOtherBind.Load()
+	return last != 0 && time.Since(time.Unix(0, last)) < otherSchedulerWindow
+}
+
+// podsOnNodeFromAPI lists the pods bound to nodeName with a consistent
+// read (the API server's current state, not a cache's).
+func (s *Scheduler) podsOnNodeFromAPI(ctx context.Context, nodeName string) ([]v1.Pod, error) {
+	list, err := s.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", nodeName).String(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // withoutPodAffinity is pod without its pod affinity terms (anti-affinity

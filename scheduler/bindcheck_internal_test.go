@@ -126,6 +126,52 @@ func TestBindCheck(t *testing.T) {
 	}
 }
 
+// TestBindCheckReadsTheAPIServer checks that pods the API server has on the
+// node and the cache has not seen yet count, when another scheduler is
+// active.
+func TestBindCheckReadsTheAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	logger := klog.Background()
+	s := newUnstartedScheduler(t)
+	_, err := s.Apply(ctx, testProfile(t, "ours"))
+	g.Expect(err).NotTo(HaveOccurred())
+	lp := s.acquireProfile("ours")
+	defer lp.release(logger)
+	s.cache.AddNode(logger, checkNode("n1", "2"))
+	cached := checkPod("o", "default-scheduler", "n1", "500m", nil)
+	g.Expect(s.cache.AddPod(logger, cached)).To(Succeed())
+	pod := checkPod("p", "ours", "n1", "1", nil)
+	g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+
+	unseen := checkPod("unseen", "default-scheduler", "n1", "600m", nil)
+	done := checkPod("done", "default-scheduler", "n1", "2", nil)
+	done.Status.Phase = v1.PodSucceeded
+	fromAPI := func(context.Context, string) ([]v1.Pod, error) {
+		// The API server has the cached pod, our pod, a finished pod and
+		// one the cache has not seen.
+		return []v1.Pod{*cached, *pod, *done, *unseen}, nil
+	}
+	g.Expect(lp.check.run(ctx, s.cache, nil, pod, "n1").IsSuccess()).To(BeTrue(), "the cache alone has room")
+	st := lp.check.run(ctx, s.cache, fromAPI, pod, "n1")
+	g.Expect(st.Code()).To(Equal(fwk.Unschedulable))
+	g.Expect(st.Plugin()).To(Equal("NodeResourcesFit"))
+
+	unseen.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("500m")
+	g.Expect(lp.check.run(ctx, s.cache, fromAPI, pod, "n1").IsSuccess()).To(BeTrue(), "filled exactly")
+
+	failing := func(context.Context, string) ([]v1.Pod, error) { return nil, fmt.Errorf("injected") }
+	g.Expect(lp.check.run(ctx, s.cache, failing, pod, "n1").IsSuccess()).To(BeTrue(), "a failed list checks with the cache alone")
+
+	g.Expect(s.otherSchedulerActive()).To(BeFalse())
+	s.noteOtherBind(nil, checkPod("mine", "ours", "n1", "1", nil))
+	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "a pod of ours")
+	s.noteOtherBind(checkPod("theirs", "default-scheduler", "n1", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "an update of a pod bound before")
+	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.otherSchedulerActive()).To(BeTrue())
+}
+
 // TestBindCheckOff checks that WithBindCheck(false) binds without looking.
 func TestBindCheckOff(t *testing.T) {
 	g := NewWithT(t)

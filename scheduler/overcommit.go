@@ -120,9 +120,17 @@ func (s *Scheduler) addOvercommitHandlers() error {
 		}
 		return ""
 	}
-	_, err := s.informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { s.overcommit.mark(podNode(obj)) },
-		UpdateFunc: func(_, obj interface{}) { s.overcommit.mark(podNode(obj)) },
+	_, err := s.informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj interface{}, isInInitialList bool) {
+			if !isInInitialList {
+				s.noteOtherBind(nil, obj)
+			}
+			s.overcommit.mark(podNode(obj))
+		},
+		UpdateFunc: func(old, obj interface{}) {
+			s.noteOtherBind(old, obj)
+			s.overcommit.mark(podNode(obj))
+		},
 		DeleteFunc: func(obj interface{}) { s.overcommit.mark(podNode(obj)) },
 	})
 	if err != nil {
@@ -149,6 +157,23 @@ func (s *Scheduler) addOvercommitHandlers() error {
 		},
 	})
 	return err
+}
+
+// noteOtherBind records when a pod that no profile serves is seen bound
+// (added bound, or updated from unbound to bound): the bind check then
+// also reads nodes from the API server (bindcheck.go).
+func (s *Scheduler) noteOtherBind(oldObj, newObj interface{}) {
+	p, ok := newObj.(*v1.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return
+	}
+	if old, ok := oldObj.(*v1.Pod); ok && old.Spec.NodeName != "" {
+		return
+	}
+	if _, ours := (*s.profiles.Load())[p.Spec.SchedulerName]; ours {
+		return
+	}
+	s.lastOtherBind.Store(time.Now().UnixNano())
 }
 
 // watchOvercommits looks at the marked nodes every overcommitCheckInterval

@@ -115,6 +115,9 @@ type Scheduler struct {
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).
 	overcommit *overcommitWatch
+	// lastOtherBind is when (UnixNano) a pod of a schedulerName no
+	// profile serves was last seen bound; 0 if never.
+	lastOtherBind atomic.Int64
 }
 
 var (
