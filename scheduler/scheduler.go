@@ -39,8 +39,9 @@ import (
 //
 // Goroutines: one scheduling loop (scheduleOne, which alone writes
 // nextStartNodeIndex and updates the live snapshot), one binding goroutine
-// per assumed pod, the queue's back-off and unschedulable loops, informer
-// handlers, and reviews (review.go), which read the cache into a snapshot
+// per assumed pod (whose bind checks take turns per profile, bindcheck.go),
+// the queue's back-off and unschedulable loops, the overcommit watcher
+// (overcommit.go), informer handlers, and reviews (review.go), which read the cache into a snapshot
 // of their own.
 //
 // Locks, in the order they are taken (a lock is never taken while one
