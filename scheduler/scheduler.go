@@ -41,8 +41,8 @@ import (
 // nextStartNodeIndex and updates the live snapshot), one binding goroutine
 // per assumed pod (whose bind checks take turns per profile, bindcheck.go),
 // the queue's back-off and unschedulable loops, the overcommit watcher
-// (overcommit.go), informer handlers, and reviews (review.go), which read the cache into a snapshot
-// of their own.
+// (overcommit.go), informer handlers, and reviews (review.go), which read
+// the cache into a snapshot of their own.
 //
 // Locks, in the order they are taken (a lock is never taken while one
 // later in the list is held):
