@@ -22,16 +22,28 @@ import (
 )
 
 // runBindingCycle binds an assumed pod on the framework its scheduling
-// cycle used, and cleans up on failure.
-func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, result scheduleResult, assumed *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) {
+// cycle used (check is that profile's bind check), and cleans up on
+// failure.
+//
+// A pod the bind check refused is unreserved and forgotten as on a failed
+// bind, and scheduled again at once: the cache that refused it is the one
+// the next cycle's snapshot is taken from, so that cycle sees what took the
+// room and places the pod elsewhere or finds it unschedulable. Only the
+// first of consecutive failures is retried at once; a pod refused again
+// before any other outcome waits out its back-off, so it never spins.
+func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, check *bindCheck, result scheduleResult, assumed *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	metrics.Goroutines.WithLabelValues(metrics.Binding).Inc()
 	defer metrics.Goroutines.WithLabelValues(metrics.Binding).Dec()
 
-	status := s.bindingCycle(ctx, state, fw, result, assumed, start, podsToActivate)
+	status := s.bindingCycle(ctx, state, fw, check, result, assumed, start, podsToActivate)
 	if status.IsSuccess() {
 		return
+	}
+	if errors.Is(status.AsError(), errNodeFilledUp) && assumed.ConsecutiveErrorsCount == 0 {
+		// Deferred: after the pod is back in the queue.
+		defer s.queue.Activate(klog.FromContext(ctx), map[string]*v1.Pod{assumed.Pod.Namespace + "/" + assumed.Pod.Name: assumed.Pod})
 	}
 	if err := s.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
@@ -48,7 +60,7 @@ func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, f
 	s.handleSchedulingFailure(ctx, fw, assumed, status, clearNominatedNode, start)
 }
 
-func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, result scheduleResult, assumedInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) *fwk.Status {
+func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, check *bindCheck, result scheduleResult, assumedInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	assumed := assumedInfo.Pod
 
@@ -90,6 +102,11 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 	// The pod may have been preempted while pre-binding.
 	if b := fw.GetPodInPreBind(assumed.UID); b != nil && !b.MarkPrebound() {
 		return fwk.AsStatus(context.Cause(ctx))
+	}
+	// The node as the cache sees it now, with the pods any scheduler bound
+	// since this cycle's snapshot.
+	if st := s.checkBeforeBind(ctx, check, assumed, result.suggestedHost); !st.IsSuccess() {
+		return st
 	}
 	if st := s.bind(ctx, fw, assumed, result.suggestedHost, state); !st.IsSuccess() {
 		return st
@@ -174,6 +191,8 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 		podInfo.UnschedulablePlugins = fitError.Diagnosis.UnschedulablePlugins
 		podInfo.PendingPlugins = fitError.Diagnosis.PendingPlugins
 		logger.V(2).Info("Unable to schedule pod; no fit; waiting", "err", errMsg)
+	case errors.Is(err, errNodeFilledUp):
+		logger.V(2).Info("Pod not bound: its node filled up since its scheduling cycle; scheduling it again", "err", errMsg)
 	case errors.Is(err, errPodGroupUnschedulable):
 		logger.V(2).Info("Unable to schedule pod belonging to a pod group; waiting", "err", errMsg)
 	default:

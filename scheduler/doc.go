@@ -18,7 +18,11 @@
 // and _active_profiles, read from the live profile map when scraped) and
 // exposes upstream's scheduler_* metrics on the controller-runtime registry;
 // extender_metrics.go counts and times every call to an HTTP extender, per
-// profile, extender and verb; review.go and review_preemption.go answer
+// profile, extender and verb; bindcheck.go checks a pod against its node
+// as the cache sees it just before the bind (pods bound by any scheduler
+// since the cycle's snapshot included) and has a refused pod scheduled
+// again; overcommit.go reports nodes whose bound pods request more than
+// they have, whoever bound them; review.go and review_preemption.go answer
 // scheduling reviews (Reviewer).
 //
 // Reviews: a review takes a reference on the serving profile as a cycle
@@ -65,7 +69,12 @@
 // while it waits for informers to sync. The lock order is written on
 // Scheduler.
 //
-// It must never re-implement an upstream plugin, never touch a pod whose
+// Pods of a pod group are checked before binding one by one, in each
+// member's binding cycle, as any pod: a refused member fails as a failed
+// bind does (it is scheduled again; members already bound stay).
+//
+// It must never re-implement an upstream plugin, never bind a pod onto a
+// node that the cache, at bind time, shows too full for it, never touch a pod whose
 // schedulerName no live profile serves, never let a profile swap lose a
 // pod or bind one twice, and never let a review change the cache, the
 // queue or any API object.

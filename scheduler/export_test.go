@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -62,3 +63,42 @@ func parallelismOf(p fwk.Parallelizer) int {
 	}
 	return -1
 }
+
+// BindChecks is the number of checks before binding made for profile, and
+// how many of them refused the pod, by refusing plugin.
+func BindChecks(profile string) (checks uint64, refused map[string]float64) {
+	var m dto.Metric
+	if h, err := bindCheckDuration.GetMetricWithLabelValues(profile); err == nil {
+		_ = h.(interface{ Write(*dto.Metric) error }).Write(&m)
+		checks = m.GetHistogram().GetSampleCount()
+	}
+	refused = map[string]float64{}
+	for _, plugin := range []string{"NodeResourcesFit", "NodePorts", "NodeVolumeLimits", "InterPodAffinity", bindCheckNodeGone} {
+		var c dto.Metric
+		_ = bindChecksRefused.WithLabelValues(profile, plugin).Write(&c)
+		if v := c.GetCounter().GetValue(); v > 0 {
+			refused[plugin] = v
+		}
+	}
+	return checks, refused
+}
+
+// CachedPodsOn is the number of pods the cache holds on node, -1 when the
+// cache has no such node.
+func (s *Scheduler) CachedPodsOn(node string) int {
+	ni, err := s.cache.GetNode(node)
+	if err != nil || ni.Node() == nil {
+		return -1
+	}
+	return len(ni.Pods)
+}
+
+// NodeOvercommits is node_overcommits_total for otherScheduler.
+func NodeOvercommits(otherScheduler string) float64 {
+	var m dto.Metric
+	_ = nodeOvercommits.WithLabelValues(otherScheduler).Write(&m)
+	return m.GetCounter().GetValue()
+}
+
+// OvercommittedNodes is the overcommitted_nodes gauge as scraped.
+func OvercommittedNodes() float64 { return countOvercommitted() }

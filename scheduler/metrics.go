@@ -36,6 +36,24 @@ var (
 		Buckets:   []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 	}, []string{"profile", "result"})
 
+	// bindChecksRefused counts the pods the check before binding refused
+	// (bindcheck.go), per profile and refusing plugin (NodeGone when the
+	// node left the cache).
+	bindChecksRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "bind_checks_refused_total",
+		Help:      "Pods not bound because their node no longer had room for them just before the bind, by profile and refusing plugin.",
+	}, []string{"profile", "plugin"})
+
+	// bindCheckDuration observes each check before binding, per profile
+	// (its count is the number of checks).
+	bindCheckDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "bind_check_duration_seconds",
+		Help:      "Time to check a pod against its node just before binding it, by profile.",
+		Buckets:   []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .01},
+	}, []string{"profile"})
+
 	// activeProfiles reads the live profile maps of the schedulers of
 	// this process when scraped.
 	activeProfiles = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -95,7 +113,7 @@ var registerMetrics sync.Once
 // component-base's legacy registry, visible there too.
 func registerMetricsOnControllerRuntime() {
 	registerMetrics.Do(func() {
-		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles)
+		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles, bindChecksRefused, bindCheckDuration, nodeOvercommits, overcommittedNodes)
 		_ = ctrlmetrics.Registry.Register(legacyBridge{gatherer: legacyregistry.DefaultGatherer, prefix: metricsPrefix})
 	})
 }

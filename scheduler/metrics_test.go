@@ -15,7 +15,7 @@ import (
 
 // newUnstartedScheduler returns a scheduler over a fake clientset that is
 // never started: Apply builds and swaps frameworks without informers.
-func newUnstartedScheduler(t *testing.T) *Scheduler {
+func newUnstartedScheduler(t testing.TB) *Scheduler {
 	t.Helper()
 	cs := fake.NewClientset()
 	s, err := New(cs, informers.NewSharedInformerFactory(cs, 0))
@@ -26,7 +26,7 @@ func newUnstartedScheduler(t *testing.T) *Scheduler {
 	return s
 }
 
-func testProfile(t *testing.T, name string, mutate ...func(*config.KubeSchedulerProfile)) Profile {
+func testProfile(t testing.TB, name string, mutate ...func(*config.KubeSchedulerProfile)) Profile {
 	t.Helper()
 	p, err := DefaultProfile(name)
 	if err != nil {

@@ -29,6 +29,7 @@ type options struct {
 	eventClient              kubernetes.Interface
 	clock                    clock.WithTicker
 	percentageOfNodesToScore int32
+	bindCheck                bool
 }
 
 func defaultOptions() options {
@@ -40,6 +41,7 @@ func defaultOptions() options {
 		unschedulableFlush:       queue.DefaultFlushInterval,
 		clock:                    clock.RealClock{},
 		percentageOfNodesToScore: config.DefaultPercentageOfNodesToScore,
+		bindCheck:                true,
 	}
 }
 
@@ -101,4 +103,12 @@ func WithClock(c clock.WithTicker) Option {
 // score; a profile's own value wins. 0 means adaptive, as upstream.
 func WithPercentageOfNodesToScore(p int32) Option {
 	return func(o *options) { o.percentageOfNodesToScore = p }
+}
+
+// WithBindCheck turns the check before binding (bindcheck.go) on or off
+// (default on): with it, a pod whose node filled up since its cycle's
+// snapshot, whichever scheduler filled it, is scheduled again instead of
+// bound.
+func WithBindCheck(enabled bool) Option {
+	return func(o *options) { o.bindCheck = enabled }
 }

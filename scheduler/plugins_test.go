@@ -17,7 +17,7 @@ import (
 
 // Labels that steer the test plugins, per pod.
 const (
-	labelPermit  = "test/permit"  // "wait" holds the pod at Permit, "reject" rejects it
+	labelPermit  = "test/permit"  // "wait" holds the pod at Permit ("wait-once": its first time only), "reject" rejects it
 	labelReserve = "test/reserve" // "fail" rejects at Reserve, "error-N" errors the first N times
 	labelBind    = "test/bind"    // "fail-once" fails the first Bind
 	hooksName    = "TestHooks"
@@ -130,10 +130,14 @@ func (hooks) Unreserve(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string)
 }
 
 func (hooks) Permit(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) (*fwk.Status, time.Duration) {
-	recorded.add(p, "Permit")
+	n := recorded.add(p, "Permit")
 	switch p.Labels[labelPermit] {
 	case "wait":
 		return fwk.NewStatus(fwk.Wait), time.Minute
+	case "wait-once":
+		if n == 1 {
+			return fwk.NewStatus(fwk.Wait), time.Minute
+		}
 	case "reject":
 		return fwk.NewStatus(fwk.Unschedulable, "permit refused by test"), 0
 	}

@@ -41,7 +41,10 @@ type profileMap map[string]*liveProfile
 // leaf lock: nothing else is taken while it is held (close runs after it is
 // released).
 type liveProfile struct {
-	fw      framework.Framework
+	fw framework.Framework
+	// check runs the room-judging Filter plugins just before a bind
+	// (bindcheck.go); nil when the profile enables none.
+	check   *bindCheck
 	applied Applied
 	// profile it was built from (reviews build their own framework from
 	// it, once per generation).
@@ -139,6 +142,9 @@ func (p *liveProfile) retire(logger klog.Logger) {
 func (p *liveProfile) close(logger klog.Logger) {
 	if err := p.fw.Close(); err != nil {
 		logger.Error(err, "Closing plugins failed", "profile", p.applied.SchedulerName)
+	}
+	if err := p.check.close(); err != nil {
+		logger.Error(err, "Closing the bind check's plugins failed", "profile", p.applied.SchedulerName)
 	}
 	p.cancel()
 	p.informers.removeHandlers()
@@ -309,8 +315,16 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 		fi.removeHandlers()
 		return nil, fmt.Errorf("building framework for %q: %w", name, err)
 	}
+	check, err := s.newBindCheck(fctx, prof, fw, fi)
+	if err != nil {
+		_ = fw.Close()
+		cancel()
+		fi.removeHandlers()
+		return nil, fmt.Errorf("building framework for %q: %w", name, err)
+	}
 	lp := &liveProfile{
 		fw:        fw,
+		check:     check,
 		profile:   p,
 		cancel:    cancel,
 		informers: fi,

@@ -108,7 +108,7 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.Queue
 	go func() {
 		defer s.running.Done()
 		defer prof.release(logger)
-		s.runBindingCycle(ctx, state, fw, result, assumedPodInfo, start, podsToActivate)
+		s.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
 	}()
 }
 

@@ -531,7 +531,7 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 			go func() {
 				defer s.running.Done()
 				defer prof.release(podCtx.logger)
-				s.runBindingCycle(ctx, podCtx.state, fw, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
+				s.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
 			}()
 			scheduledPods++
 		case result.status.IsRejected():

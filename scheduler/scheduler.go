@@ -39,9 +39,10 @@ import (
 //
 // Goroutines: one scheduling loop (scheduleOne, which alone writes
 // nextStartNodeIndex and updates the live snapshot), one binding goroutine
-// per assumed pod, the queue's back-off and unschedulable loops, informer
-// handlers, and reviews (review.go), which read the cache into a snapshot
-// of their own.
+// per assumed pod (whose bind checks take turns per profile, bindcheck.go),
+// the queue's back-off and unschedulable loops, the overcommit watcher
+// (overcommit.go), informer handlers, and reviews (review.go), which read
+// the cache into a snapshot of their own.
 //
 // Locks, in the order they are taken (a lock is never taken while one
 // later in the list is held):
@@ -111,6 +112,13 @@ type Scheduler struct {
 	// profile generation reviewed, one per draft review; reviewsOpen
 	// those not closed yet.
 	reviewBuilds, reviewsOpen atomic.Int64
+
+	// overcommit marks the nodes the overcommit watcher looks at next
+	// (overcommit.go).
+	overcommit *overcommitWatch
+	// lastOtherBind is when (UnixNano) a pod of a schedulerName no
+	// profile serves was last seen bound; 0 if never.
+	lastOtherBind atomic.Int64
 }
 
 var (
@@ -148,6 +156,7 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		ctx:             ctx,
 		cancel:          cancel,
 		watched:         make(map[fwk.EventResource]bool),
+		overcommit:      newOvercommitWatch(),
 	}
 	empty := profileMap{}
 	s.profiles.Store(&empty)
@@ -212,6 +221,10 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	}
 
 	if err := s.addPodAndNodeHandlers(); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := s.addOvercommitHandlers(); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -295,7 +308,11 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 
 	s.queue.Run(ctx)
-	s.running.Add(1)
+	s.running.Add(2)
+	go func() {
+		defer s.running.Done()
+		s.watchOvercommits(ctx)
+	}()
 	go func() {
 		defer s.running.Done()
 		for ctx.Err() == nil {

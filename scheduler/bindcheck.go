@@ -1,0 +1,308 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// The bind check: just before a pod is bound, it is checked against its
+// node as the cache sees it then, with the pods bound by any scheduler
+// since the cycle's snapshot. Only the Filter plugins that judge room on
+// the node take part (bindCheckPlugins), and only those the profile
+// enables at Filter; the pod's own required pod affinity is left out (a
+// pod that left cannot make a node too full), its anti-affinity is kept.
+//
+// The plugins run in a framework of their own (bindCheck.fw), built from
+// the profile's configuration with only those plugins at PreFilter and
+// Filter (and its QueueSort and Bind plugins, which every framework
+// needs). Its snapshot lister serves one node: the cache's copy of the
+// node, without the pod (which is assumed there). PreFilter runs again on
+// a fresh CycleState, as the cycle ran it, then Filter. Checks of one
+// profile take turns (mu): the framework's lister serves one node at a
+// time.
+//
+// While another scheduler binds (otherSchedulerActive), the node's pods
+// are also listed from the API server with a consistent read, and those
+// the cache has not seen yet are added: the informers deliver another
+// scheduler's binds some milliseconds late, which is most of the window
+// the check can close. Alone in a cluster no such read is made. Alone in a cluster the check never refuses: the cache
+// already holds every pod this scheduler assumed, each placed with the
+// others in view.
+
+// bindCheckPlugins are the Filter plugins that judge room on a node.
+var bindCheckPlugins = sets.New(names.NodeResourcesFit, names.NodePorts, names.NodeVolumeLimits, names.InterPodAffinity)
+
+// bindCheckNodeGone is the refusing "plugin" when the node left the cache.
+const bindCheckNodeGone = "NodeGone"
+
+// errNodeFilledUp marks a pod that the bind check refused.
+var errNodeFilledUp = errors.New("the node no longer has room for the pod")
+
+// bindCheck runs the room-judging Filter plugins of one profile on one
+// node. It is built with the profile's framework and closed with it.
+type bindCheck struct {
+	profile string
+	fw      framework.Framework
+	// mu serializes checks: lister's snapshot is set for one at a time.
+	mu     sync.Mutex
+	lister *oneNodeLister
+}
+
+// newBindCheck builds the check of the framework fw built from prof, or
+// returns nil when fw enables none of bindCheckPlugins at Filter.
+func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeSchedulerProfile, fw framework.Framework, fi *frameworkInformers) (*bindCheck, error) {
+	listed := fw.ListPlugins()
+	filter := keepPlugins(listed.Filter, bindCheckPlugins)
+	if len(filter.Enabled) == 0 {
+		return nil, nil
+	}
+	cfg := &config.KubeSchedulerProfile{
+		SchedulerName: prof.SchedulerName + "/bind-check",
+		Plugins: &config.Plugins{
+			QueueSort: listed.QueueSort,
+			PreFilter: keepPlugins(listed.PreFilter, sets.New(pluginNames(filter)...)),
+			Filter:    filter,
+			Bind:      listed.Bind,
+		},
+		PluginConfig: prof.PluginConfig,
+	}
+	lister := &oneNodeLister{empty: internalcache.NewEmptySnapshot()}
+	opts := append([]frameworkruntime.Option{
+		frameworkruntime.WithClientSet(s.client),
+		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
+		frameworkruntime.WithInformerFactory(fi),
+		frameworkruntime.WithSnapshotSharedLister(lister),
+		frameworkruntime.WithParallelism(1),
+		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
+	}, s.sharedHandles...)
+	checkFw, err := frameworkruntime.NewFramework(ctx, s.registry, cfg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the bind check: %w", err)
+	}
+	return &bindCheck{profile: prof.SchedulerName, fw: checkFw, lister: lister}, nil
+}
+
+func keepPlugins(set config.PluginSet, keep sets.Set[string]) config.PluginSet {
+	var out config.PluginSet
+	for _, p := range set.Enabled {
+		if keep.Has(p.Name) {
+			out.Enabled = append(out.Enabled, config.Plugin{Name: p.Name})
+		}
+	}
+	return out
+}
+
+func pluginNames(set config.PluginSet) []string {
+	out := make([]string, 0, len(set.Enabled))
+	for _, p := range set.Enabled {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (c *bindCheck) close() error {
+	if c == nil {
+		return nil
+	}
+	return c.fw.Close()
+}
+
+// checkBeforeBind runs c (nil: no check): nil when pod, assumed on
+// nodeName, still fits there as the cache sees it now, an Unschedulable
+// status wrapping errNodeFilledUp when it does not. An error of a plugin
+// is logged and lets the bind go on: only a plugin's verdict refuses.
+func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.Pod, nodeName string) *fwk.Status {
+	if c == nil || !s.opts.bindCheck {
+		return nil
+	}
+	start := time.Now()
+	var fromAPI podsOnNode
+	if s.otherSchedulerActive() {
+		fromAPI = s.podsOnNodeFromAPI
+	}
+	st := c.run(ctx, s.cache, fromAPI, pod, nodeName)
+	bindCheckDuration.WithLabelValues(c.profile).Observe(time.Since(start).Seconds())
+	if st.IsSuccess() {
+		return nil
+	}
+	logger := klog.FromContext(ctx)
+	if !st.IsRejected() {
+		logger.Error(st.AsError(), "Bind check failed; binding anyway", "node", nodeName)
+		return nil
+	}
+	bindChecksRefused.WithLabelValues(c.profile, st.Plugin()).Inc()
+	err := fmt.Errorf("%w: node %q: %s (pods bound since this pod's scheduling cycle took the room); the pod is scheduled again", errNodeFilledUp, nodeName, st.Message())
+	logger.V(2).Info("Bind check refused the pod; scheduling it again", "node", nodeName, "plugin", st.Plugin(), "reason", st.Message())
+	return fwk.NewStatus(fwk.Unschedulable).WithError(err).WithPlugin(st.Plugin())
+}
+
+// podsOnNode lists the pods bound to a node, as the API server has them.
+type podsOnNode func(ctx context.Context, nodeName string) ([]v1.Pod, error)
+
+// run checks pod on nodeName as the cache has the node, with the pods
+// fromAPI (when not nil) lists there that the cache has not seen yet.
+func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI podsOnNode, pod *v1.Pod, nodeName string) *fwk.Status {
+	// A copy of the node as the cache holds it now, taken under its read
+	// lock; its pods keep the resources the cache computed for them.
+	cached, err := cache.GetNode(nodeName)
+	if err != nil || cached.Node() == nil {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node is gone").WithPlugin(bindCheckNodeGone)
+	}
+	// The node without the pod, which is assumed there. It is rebuilt
+	// rather than the pod removed: NodeInfo keeps host ports as a set, and
+	// removing the pod would free a port another pod holds too.
+	ni := framework.NewNodeInfo()
+	ni.SetNode(cached.Node())
+	seen := make(map[types.UID]bool, len(cached.Pods)+1)
+	seen[pod.UID] = true
+	for _, pi := range cached.GetPods() {
+		if !seen[pi.GetPod().UID] {
+			seen[pi.GetPod().UID] = true
+			ni.AddPodInfo(pi)
+		}
+	}
+	if fromAPI != nil {
+		// Another scheduler binds now: what it bound and our informer has
+		// not delivered yet counts too.
+		pods, err := fromAPI(ctx, nodeName)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Listing the node's pods for the bind check failed; checking with the cache alone", "node", nodeName, "err", err)
+		}
+		for i := range pods {
+			p := &pods[i]
+			if seen[p.UID] || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+				continue
+			}
+			ni.AddPod(p)
+		}
+	}
+	checked := withoutPodAffinity(pod)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lister.node = ni
+	defer func() { c.lister.node = nil }()
+	state := framework.NewCycleState()
+	_, st, _ := c.fw.RunPreFilterPlugins(ctx, state, checked)
+	if !st.IsSuccess() {
+		if st.IsRejected() {
+			// The cycle's PreFilter passed: what refuses the pod now
+			// is not room on this node.
+			return nil
+		}
+		return st
+	}
+	return c.fw.RunFilterPlugins(ctx, state, checked, ni)
+}
+
+// otherSchedulerWindow is how long after another scheduler's last bind the
+// check also reads the node's pods from the API server.
+const otherSchedulerWindow = 30 * time.Second
+
+// otherSchedulerActive reports whether a scheduler that no profile serves
+// bound a pod within otherSchedulerWindow (the overcommit watcher's pod
+// handler notes it).
+func (s *Scheduler) otherSchedulerActive() bool {
+	last := s.lastOtherBind.Load()
+	return last != 0 && time.Since(time.Unix(0, last)) < otherSchedulerWindow
+}
+
+// podsOnNodeFromAPI lists the pods bound to nodeName with a consistent
+// read (the API server's current state, not a cache's).
+func (s *Scheduler) podsOnNodeFromAPI(ctx context.Context, nodeName string) ([]v1.Pod, error) {
+	list, err := s.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", nodeName).String(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// withoutPodAffinity is pod without its pod affinity terms (anti-affinity
+// kept): a shallow copy when there are some.
+func withoutPodAffinity(pod *v1.Pod) *v1.Pod {
+	if pod.Spec.Affinity == nil || pod.Spec.Affinity.PodAffinity == nil {
+		return pod
+	}
+	cp := *pod
+	aff := *pod.Spec.Affinity
+	aff.PodAffinity = nil
+	cp.Spec.Affinity = &aff
+	return &cp
+}
+
+// oneNodeLister is the bind check framework's snapshot lister: a
+// snapshot of the one node under check (node, set by the check).
+type oneNodeLister struct {
+	node *framework.NodeInfo
+	// empty answers for pod groups, which no check plugin reads.
+	empty *internalcache.Snapshot
+}
+
+var (
+	_ fwk.SharedLister      = &oneNodeLister{}
+	_ fwk.NodeInfoLister    = &oneNodeLister{}
+	_ fwk.StorageInfoLister = &oneNodeLister{}
+)
+
+func (l *oneNodeLister) NodeInfos() fwk.NodeInfoLister       { return l }
+func (l *oneNodeLister) StorageInfos() fwk.StorageInfoLister { return l }
+func (l *oneNodeLister) PodGroupStates() fwk.PodGroupStateLister {
+	return l.empty.PodGroupStates()
+}
+func (l *oneNodeLister) PodGroups() fwk.PodGroupLister { return l.empty.PodGroups() }
+func (l *oneNodeLister) CompositePodGroupStates() fwk.CompositePodGroupStateLister {
+	return l.empty.CompositePodGroupStates()
+}
+func (l *oneNodeLister) CompositePodGroups() fwk.CompositePodGroupLister {
+	return l.empty.CompositePodGroups()
+}
+
+// list is [node] when has holds for it, else empty.
+func (l *oneNodeLister) list(has bool) ([]fwk.NodeInfo, error) {
+	if l.node == nil || !has {
+		return nil, nil
+	}
+	return []fwk.NodeInfo{l.node}, nil
+}
+
+func (l *oneNodeLister) List() ([]fwk.NodeInfo, error) { return l.list(true) }
+func (l *oneNodeLister) HavePodsWithAffinityList() ([]fwk.NodeInfo, error) {
+	return l.list(l.node != nil && len(l.node.PodsWithAffinity) > 0)
+}
+func (l *oneNodeLister) HavePodsWithRequiredAntiAffinityList() ([]fwk.NodeInfo, error) {
+	return l.list(l.node != nil && len(l.node.PodsWithRequiredAntiAffinity) > 0)
+}
+
+// HavePodsWithRequiredNonHostScopedAntiAffinityList: NodeInfo fills the
+// list only with the InterPodAffinityHostnameFastPath gate on, as the
+// snapshot's.
+func (l *oneNodeLister) HavePodsWithRequiredNonHostScopedAntiAffinityList() ([]fwk.NodeInfo, error) {
+	return l.list(l.node != nil && len(l.node.PodsWithRequiredNonHostScopedAntiAffinity) > 0)
+}
+func (l *oneNodeLister) Get(nodeName string) (fwk.NodeInfo, error) {
+	if l.node == nil || l.node.Node().Name != nodeName {
+		return nil, fmt.Errorf("nodeinfo not found for node name %q", nodeName)
+	}
+	return l.node, nil
+}
+func (l *oneNodeLister) IsPVCUsedByPods(key string) bool {
+	return l.node != nil && l.node.PVCRefCounts[key] > 0
+}

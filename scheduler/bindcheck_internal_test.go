@@ -1,0 +1,213 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+func checkNode(name, cpu string) *v1.Node {
+	rl := v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse(cpu),
+		v1.ResourceMemory: resource.MustParse("8Gi"),
+		v1.ResourcePods:   resource.MustParse("110"),
+	}
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
+		Status:     v1.NodeStatus{Capacity: rl, Allocatable: rl},
+	}
+}
+
+func checkPod(name, schedulerName, node, cpu string, labels map[string]string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), Labels: labels},
+		Spec: v1.PodSpec{
+			SchedulerName: schedulerName,
+			NodeName:      node,
+			Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+				v1.ResourceCPU: resource.MustParse(cpu),
+			}}}},
+		},
+	}
+}
+
+func hostAntiAffinity(labels map[string]string) *v1.Affinity {
+	return &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+			TopologyKey:   v1.LabelHostname,
+		}},
+	}}
+}
+
+// TestBindCheck runs the check on a cache filled by hand: the pod under
+// check is assumed on n1, as the binding cycle has it.
+func TestBindCheck(t *testing.T) {
+	ctx := context.Background()
+	logger := klog.Background()
+	cases := []struct {
+		name    string
+		others  []*v1.Pod
+		pod     func(*v1.Pod)
+		node    string
+		refused string
+	}{
+		{name: "room left", others: []*v1.Pod{checkPod("o", "default-scheduler", "n1", "500m", nil)}},
+		{name: "filled exactly", others: []*v1.Pod{checkPod("o", "default-scheduler", "n1", "1", nil)}},
+		{name: "no room", others: []*v1.Pod{checkPod("o", "default-scheduler", "n1", "1001m", nil)}, refused: "NodeResourcesFit"},
+		{name: "another node filled", others: []*v1.Pod{checkPod("o", "default-scheduler", "n2", "2", nil)}},
+		{name: "node gone", node: "n3", refused: bindCheckNodeGone},
+		{name: "host port taken", others: []*v1.Pod{func() *v1.Pod {
+			p := checkPod("o", "default-scheduler", "n1", "100m", nil)
+			p.Spec.Containers[0].Ports = []v1.ContainerPort{{HostPort: 8080, ContainerPort: 8080, Protocol: v1.ProtocolTCP}}
+			return p
+		}()}, pod: func(p *v1.Pod) {
+			p.Spec.Containers[0].Ports = []v1.ContainerPort{{HostPort: 8080, ContainerPort: 8080, Protocol: v1.ProtocolTCP}}
+		}, refused: "NodePorts"},
+		{name: "existing pod's anti-affinity", others: []*v1.Pod{func() *v1.Pod {
+			p := checkPod("o", "default-scheduler", "n1", "100m", nil)
+			p.Spec.Affinity = hostAntiAffinity(map[string]string{"app": "web"})
+			return p
+		}()}, refused: "InterPodAffinity"},
+		{name: "own anti-affinity", others: []*v1.Pod{checkPod("o", "default-scheduler", "n1", "100m", map[string]string{"app": "db"})},
+			pod: func(p *v1.Pod) { p.Spec.Affinity = hostAntiAffinity(map[string]string{"app": "db"}) }, refused: "InterPodAffinity"},
+		{name: "own anti-affinity does not match itself", pod: func(p *v1.Pod) { p.Spec.Affinity = hostAntiAffinity(map[string]string{"app": "web"}) }},
+		{name: "required affinity to a pod elsewhere is not room", others: []*v1.Pod{checkPod("o", "default-scheduler", "n2", "100m", map[string]string{"app": "cache"})},
+			pod: func(p *v1.Pod) {
+				p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}},
+					TopologyKey:   v1.LabelHostname,
+				}}}}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			s := newUnstartedScheduler(t)
+			_, err := s.Apply(ctx, testProfile(t, "ours"))
+			g.Expect(err).NotTo(HaveOccurred())
+			lp := s.acquireProfile("ours")
+			defer lp.release(logger)
+			g.Expect(lp.check).NotTo(BeNil())
+
+			s.cache.AddNode(logger, checkNode("n1", "2"))
+			s.cache.AddNode(logger, checkNode("n2", "2"))
+			for _, o := range tc.others {
+				g.Expect(s.cache.AddPod(logger, o)).To(Succeed())
+			}
+			node := tc.node
+			if node == "" {
+				node = "n1"
+			}
+			pod := checkPod("p", "ours", node, "1", map[string]string{"app": "web"})
+			if tc.pod != nil {
+				tc.pod(pod)
+			}
+			if node != "n3" {
+				g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+			}
+			st := s.checkBeforeBind(ctx, lp.check, pod, node)
+			if tc.refused == "" {
+				g.Expect(st.IsSuccess()).To(BeTrue(), "refused: %v", st.Message())
+				return
+			}
+			g.Expect(st.Code()).To(Equal(fwk.Unschedulable))
+			g.Expect(st.Plugin()).To(Equal(tc.refused))
+			g.Expect(st.AsError()).To(MatchError(errNodeFilledUp))
+		})
+	}
+}
+
+// TestBindCheckReadsTheAPIServer checks that pods the API server has on the
+// node and the cache has not seen yet count, when another scheduler is
+// active.
+func TestBindCheckReadsTheAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	logger := klog.Background()
+	s := newUnstartedScheduler(t)
+	_, err := s.Apply(ctx, testProfile(t, "ours"))
+	g.Expect(err).NotTo(HaveOccurred())
+	lp := s.acquireProfile("ours")
+	defer lp.release(logger)
+	s.cache.AddNode(logger, checkNode("n1", "2"))
+	cached := checkPod("o", "default-scheduler", "n1", "500m", nil)
+	g.Expect(s.cache.AddPod(logger, cached)).To(Succeed())
+	pod := checkPod("p", "ours", "n1", "1", nil)
+	g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+
+	unseen := checkPod("unseen", "default-scheduler", "n1", "600m", nil)
+	done := checkPod("done", "default-scheduler", "n1", "2", nil)
+	done.Status.Phase = v1.PodSucceeded
+	fromAPI := func(context.Context, string) ([]v1.Pod, error) {
+		// The API server has the cached pod, our pod, a finished pod and
+		// one the cache has not seen.
+		return []v1.Pod{*cached, *pod, *done, *unseen}, nil
+	}
+	g.Expect(lp.check.run(ctx, s.cache, nil, pod, "n1").IsSuccess()).To(BeTrue(), "the cache alone has room")
+	st := lp.check.run(ctx, s.cache, fromAPI, pod, "n1")
+	g.Expect(st.Code()).To(Equal(fwk.Unschedulable))
+	g.Expect(st.Plugin()).To(Equal("NodeResourcesFit"))
+
+	unseen.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("500m")
+	g.Expect(lp.check.run(ctx, s.cache, fromAPI, pod, "n1").IsSuccess()).To(BeTrue(), "filled exactly")
+
+	failing := func(context.Context, string) ([]v1.Pod, error) { return nil, fmt.Errorf("injected") }
+	g.Expect(lp.check.run(ctx, s.cache, failing, pod, "n1").IsSuccess()).To(BeTrue(), "a failed list checks with the cache alone")
+
+	g.Expect(s.otherSchedulerActive()).To(BeFalse())
+	s.noteOtherBind(nil, checkPod("mine", "ours", "n1", "1", nil))
+	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "a pod of ours")
+	s.noteOtherBind(checkPod("theirs", "default-scheduler", "n1", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "an update of a pod bound before")
+	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.otherSchedulerActive()).To(BeTrue())
+}
+
+// TestBindCheckOff checks that WithBindCheck(false) binds without looking.
+func TestBindCheckOff(t *testing.T) {
+	g := NewWithT(t)
+	s := newUnstartedScheduler(t)
+	s.opts.bindCheck = false
+	_, err := s.Apply(context.Background(), testProfile(t, "ours"))
+	g.Expect(err).NotTo(HaveOccurred())
+	lp := s.acquireProfile("ours")
+	defer lp.release(klog.Background())
+	g.Expect(s.checkBeforeBind(context.Background(), lp.check, checkPod("p", "ours", "gone", "1", nil), "gone").IsSuccess()).To(BeTrue())
+}
+
+// BenchmarkBindCheck times one check of a pod on a node holding 30 pods.
+func BenchmarkBindCheck(b *testing.B) {
+	ctx := context.Background()
+	logger := klog.Background()
+	cs := newUnstartedScheduler(b)
+	if _, err := cs.Apply(ctx, testProfile(b, "ours")); err != nil {
+		b.Fatal(err)
+	}
+	lp := cs.acquireProfile("ours")
+	defer lp.release(logger)
+	cs.cache.AddNode(logger, checkNode("n1", "64"))
+	for i := range 30 {
+		if err := cs.cache.AddPod(logger, checkPod(fmt.Sprintf("o-%d", i), "default-scheduler", "n1", "1", map[string]string{"app": "x"})); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pod := checkPod("p", "ours", "n1", "1", nil)
+	if err := cs.cache.AssumePod(logger, pod); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if st := cs.checkBeforeBind(ctx, lp.check, pod, "n1"); !st.IsSuccess() {
+			b.Fatal(st.Message())
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
+	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+)
+
+// The overcommit watcher reports every node whose bound pods request more
+// than it has, whichever scheduler bound them: pod and node events mark a
+// node to look at, and every overcommitCheckInterval the marked nodes are
+// compared, as the cache holds them (pods assumed by this scheduler and
+// not bound yet left out), with their allocatable. A node that becomes
+// overcommitted gets one Warning event (reason Overcommitted) naming the
+// resources, the pods and their schedulers, and counts once in
+// profile_scheduler_node_overcommits_total; it is reported again only
+// after it was seen within its allocatable. The gauge
+// profile_scheduler_overcommitted_nodes is the number of nodes
+// overcommitted now. Nothing is changed on the node or its pods.
+
+// overcommitCheckInterval is how often marked nodes are looked at.
+const overcommitCheckInterval = 500 * time.Millisecond
+
+// EventReasonOvercommitted is the reason of the Warning event on an
+// overcommitted node.
+const EventReasonOvercommitted = "Overcommitted"
+
+// overcommitReporter is the name the node events are reported by.
+const overcommitReporter = "profile-scheduler"
+
+// noOtherScheduler is the other_scheduler label of an overcommit made by
+// this scheduler's profiles alone.
+const noOtherScheduler = "none"
+
+var (
+	nodeOvercommits = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "node_overcommits_total",
+		Help:      "Times a node was seen requesting more than its allocatable, by the schedulers of its pods that no profile serves (comma-separated; none when every pod is ours).",
+	}, []string{"other_scheduler"})
+	// overcommittedNodes reads the watchers of the live schedulers when
+	// scraped.
+	overcommittedNodes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "overcommitted_nodes",
+		Help:      "Nodes whose bound pods request more than their allocatable now.",
+	}, countOvercommitted)
+)
+
+// countOvercommitted is the value of overcommitted_nodes.
+func countOvercommitted() float64 {
+	live.Lock()
+	defer live.Unlock()
+	n := 0
+	for s := range live.schedulers {
+		n += s.overcommit.count()
+	}
+	return float64(n)
+}
+
+func (w *overcommitWatch) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.over)
+}
+
+// overcommitWatch is the watcher's state: marked nodes, and the nodes
+// found overcommitted, with what they overflow (for the gauge and for
+// episodes).
+type overcommitWatch struct {
+	mu     sync.Mutex
+	marked sets.Set[string]
+	over   map[string]string
+}
+
+func newOvercommitWatch() *overcommitWatch {
+	return &overcommitWatch{marked: sets.New[string](), over: map[string]string{}}
+}
+
+func (w *overcommitWatch) mark(node string) {
+	if node == "" {
+		return
+	}
+	w.mu.Lock()
+	w.marked.Insert(node)
+	w.mu.Unlock()
+}
+
+func (w *overcommitWatch) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.marked.UnsortedList()
+	w.marked = sets.New[string]()
+	return out
+}
+
+// addOvercommitHandlers marks the node of every bound pod that comes,
+// changes or goes, and every node that changes.
+func (s *Scheduler) addOvercommitHandlers() error {
+	podNode := func(obj interface{}) string {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if p, ok := obj.(*v1.Pod); ok {
+			return p.Spec.NodeName
+		}
+		return ""
+	}
+	_, err := s.informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj interface{}, isInInitialList bool) {
+			if !isInInitialList {
+				s.noteOtherBind(nil, obj)
+			}
+			s.overcommit.mark(podNode(obj))
+		},
+		UpdateFunc: func(old, obj interface{}) {
+			s.noteOtherBind(old, obj)
+			s.overcommit.mark(podNode(obj))
+		},
+		DeleteFunc: func(obj interface{}) { s.overcommit.mark(podNode(obj)) },
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.informerFactory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj interface{}) {
+			if n, ok := obj.(*v1.Node); ok {
+				s.overcommit.mark(n.Name)
+			}
+		},
+		UpdateFunc: func(_, obj interface{}) {
+			if n, ok := obj.(*v1.Node); ok {
+				s.overcommit.mark(n.Name)
+			}
+		},
+		DeleteFunc: func(obj interface{}) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if n, ok := obj.(*v1.Node); ok {
+				s.overcommit.mark(n.Name)
+			}
+		},
+	})
+	return err
+}
+
+// noteOtherBind records when a pod that no profile serves is seen bound
+// (added bound, or updated from unbound to bound): the bind check then
+// also reads nodes from the API server (bindcheck.go).
+func (s *Scheduler) noteOtherBind(oldObj, newObj interface{}) {
+	p, ok := newObj.(*v1.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return
+	}
+	if old, ok := oldObj.(*v1.Pod); ok && old.Spec.NodeName != "" {
+		return
+	}
+	if _, ours := (*s.profiles.Load())[p.Spec.SchedulerName]; ours {
+		return
+	}
+	s.lastOtherBind.Store(time.Now().UnixNano())
+}
+
+// watchOvercommits looks at the marked nodes every overcommitCheckInterval
+// until ctx ends.
+func (s *Scheduler) watchOvercommits(ctx context.Context) {
+	recorder := s.broadcaster.NewRecorder(scheme.Scheme, overcommitReporter)
+	t := time.NewTicker(overcommitCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, node := range s.overcommit.take() {
+				s.checkOvercommit(ctx, recorder, node)
+			}
+		}
+	}
+}
+
+// checkOvercommit compares node's bound pods with its allocatable and
+// reports the start of an overcommit.
+func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRecorder, nodeName string) {
+	w := s.overcommit
+	ni, err := s.cache.GetNode(nodeName)
+	if err != nil || ni.Node() == nil {
+		w.mu.Lock()
+		delete(w.over, nodeName)
+		w.mu.Unlock()
+		return
+	}
+	node := ni.Node()
+	var pods []*v1.Pod
+	for _, pi := range ni.GetPods() {
+		if assumed, _ := s.cache.IsAssumedPod(pi.GetPod()); !assumed {
+			pods = append(pods, pi.GetPod())
+		}
+	}
+	over := overflow(node, pods)
+	w.mu.Lock()
+	_, was := w.over[nodeName]
+	if over == "" {
+		delete(w.over, nodeName)
+	} else {
+		w.over[nodeName] = over
+	}
+	w.mu.Unlock()
+	if over == "" || was {
+		return
+	}
+	others := s.otherSchedulers(pods)
+	nodeOvercommits.WithLabelValues(others).Inc()
+	note := truncateMessage(fmt.Sprintf("Bound pods request more than the node has (%s): %s", over, describePods(pods)))
+	recorder.Eventf(node, nil, v1.EventTypeWarning, EventReasonOvercommitted, "Scheduling", "%s", note)
+	klog.FromContext(ctx).V(2).Info("Node overcommitted", "node", nodeName, "overflow", over, "otherSchedulers", others)
+}
+
+// overflow names each resource the pods request beyond the node's
+// allocatable, "" when none. A pod counts one of "pods"; an extended
+// resource the node does not have counts against 0.
+func overflow(node *v1.Node, pods []*v1.Pod) string {
+	requested := v1.ResourceList{v1.ResourcePods: *resource.NewQuantity(int64(len(pods)), resource.DecimalSI)}
+	for _, p := range pods {
+		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+			sum := requested[name]
+			sum.Add(q)
+			requested[name] = sum
+		}
+	}
+	var out []string
+	for name, req := range requested {
+		alloc, ok := node.Status.Allocatable[name]
+		if !ok && !v1helper.IsExtendedResourceName(name) {
+			continue
+		}
+		if req.Cmp(alloc) > 0 {
+			out = append(out, fmt.Sprintf("%s %s > %s", name, req.String(), alloc.String()))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// otherSchedulers is the other_scheduler label for pods: the sorted
+// schedulerNames that no live profile serves, or noOtherScheduler.
+func (s *Scheduler) otherSchedulers(pods []*v1.Pod) string {
+	names := sets.New[string]()
+	served := *s.profiles.Load()
+	for _, p := range pods {
+		if _, ok := served[p.Spec.SchedulerName]; !ok {
+			names.Insert(p.Spec.SchedulerName)
+		}
+	}
+	if names.Len() == 0 {
+		return noOtherScheduler
+	}
+	return strings.Join(sets.List(names), ",")
+}
+
+// describePods lists pods as namespace/name (schedulerName), in order.
+func describePods(pods []*v1.Pod) string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, fmt.Sprintf("%s/%s (%s)", p.Namespace, p.Name, p.Spec.SchedulerName))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
