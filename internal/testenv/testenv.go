@@ -45,14 +45,17 @@ func assetsDir() (string, error) {
 		}
 		dir = filepath.Join(root, "bin", "k8s")
 	}
-	return dir, CheckAssets(dir)
+	if err := CheckAssets(dir); err != nil {
+		return "", fmt.Errorf("%w: run `make envtest-assets` (or set %s)", err, assetsEnv)
+	}
+	return dir, nil
 }
 
 // CheckAssets reports which of kube-apiserver, etcd and kubectl dir lacks.
 func CheckAssets(dir string) error {
 	for _, b := range []string{"kube-apiserver", "etcd", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
-			return fmt.Errorf("%s not found in %s: run `make envtest-assets` (or set %s)", b, dir, assetsEnv)
+			return fmt.Errorf("%s not found in %s", b, dir)
 		}
 	}
 	return nil
