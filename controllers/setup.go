@@ -63,9 +63,15 @@ type Options struct {
 	// manager's cache should keep the Secrets of this namespace only
 	// (SecretsCacheByObject).
 	ExtenderSecretsNamespace string
+	// OperatorNamespace is the operator's own namespace: ProfileRoutes
+	// never route it unless their namespaceSelector names it, and the
+	// routes' dry-run probe pods are created there. Empty means
+	// ExtenderSecretsNamespace.
+	OperatorNamespace string
 }
 
-// Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
+// Setup registers the SchedulerProfile, ExtenderConfig and ProfileRoute
+// reconcilers, the
 // field indexes they need, the readiness check "schedulerprofiles" (ready once
 // every profile existing at start has been reconciled) and, when
 // opts.Webhook is set, the validating webhooks. It registers the metrics
@@ -96,6 +102,13 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	}
 	er := &extenderConfigReconciler{Client: mgr.GetClient(), ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 	if err := er.setupWithManager(mgr); err != nil {
+		return err
+	}
+	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace}
+	if routes.Namespace == "" {
+		routes.Namespace = opts.ExtenderSecretsNamespace
+	}
+	if err := routes.setupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck(readyzCheckName, pr.readyCheck); err != nil {

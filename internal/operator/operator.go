@@ -170,6 +170,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		Plugins:               controllers.Plugins{OutOfTree: slices.Sorted(maps.Keys(o.OutOfTreeRegistry)), Validators: o.PluginArgsValidators},
 
 		ExtenderSecretsNamespace: o.ExtenderSecretsNamespace,
+		OperatorNamespace:        podNamespace(),
 	}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace
