@@ -254,4 +254,3 @@ var _ = Describe("ProfileRoute", func() {
 		}
 	})
 })
-
