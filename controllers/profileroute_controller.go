@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -66,6 +67,7 @@ type profileRouteReconciler struct {
 // routesScope carries one reconcile through its phases.
 type routesScope struct {
 	routes    []v1alpha1.ProfileRoute
+	profiles  []v1alpha1.SchedulerProfile
 	table     routing.Table
 	verdicts  map[string]routing.Verdict
 	revision  string
@@ -137,6 +139,7 @@ func (r *profileRouteReconciler) build(ctx context.Context, s *routesScope) erro
 		}
 	}
 	s.routes = routes.Items
+	s.profiles = profiles.Items
 	s.table, s.verdicts = routing.Build(routing.Input{
 		Routes:     routes.Items,
 		Profiles:   profiles.Items,
@@ -259,7 +262,8 @@ func (r *profileRouteReconciler) probe(ctx context.Context, s *routesScope) erro
 	return nil
 }
 
-// writeStatus writes the status of every route that changed.
+// writeStatus writes the status of every route that changed, and, once
+// the policy is in force, status.routes of the profiles they feed.
 func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope) error {
 	var errs []error
 	for i := range s.routes {
@@ -280,6 +284,22 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 		}
 		if err := r.Client.Status().Patch(ctx, pr, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("writing status of ProfileRoute %q: %w", pr.Name, err))
+		}
+	}
+	if !s.inForce && s.unavail == "" {
+		return errors.Join(errs...)
+	}
+	feeding := profileRoutes(s.routes, s.verdicts, s.unavail == "")
+	for i := range s.profiles {
+		sp := &s.profiles[i]
+		want := feeding[sp.Name]
+		if slices.Equal(sp.Status.Routes, want) || !sp.DeletionTimestamp.IsZero() {
+			continue
+		}
+		base := sp.DeepCopy()
+		sp.Status.Routes = want
+		if err := r.Client.Status().Patch(ctx, sp, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("writing status.routes of SchedulerProfile %q: %w", sp.Name, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -138,6 +138,10 @@ var _ = Describe("ProfileRoute", func() {
 		Expect(pr.Finalizers).To(ContainElement("scheduling.profilescheduler.io/route"))
 		expectRoute("gold-"+id, v1alpha1.ReasonActive)
 		expectRoute("legacy-"+id, v1alpha1.ReasonActive)
+		Eventually(func(g Gomega) {
+			g.Expect(getProfile(pack).Status.Routes).To(Equal([]string{"batch-" + id, "legacy-" + id}))
+			g.Expect(getProfile(spread).Status.Routes).To(Equal([]string{"gold-" + id}))
+		}).WithTimeout(timeout).Should(Succeed(), "a profile lists the routes that feed it")
 
 		// Ready means in force: no waiting from here on.
 		for _, tc := range []struct {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -72,6 +73,24 @@ func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg, now)
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionTrue, reason, msg, now)
 	return st
+}
+
+// profileRoutes returns, per profile, the sorted names of the routes in
+// force that send pods to it; none without a policy (inForce false).
+func profileRoutes(routes []v1alpha1.ProfileRoute, verdicts map[string]routing.Verdict, inForce bool) map[string][]string {
+	out := map[string][]string{}
+	if !inForce {
+		return out
+	}
+	for _, pr := range routes {
+		if v, ok := verdicts[pr.Name]; ok && v.InTable() {
+			out[pr.Spec.Profile] = append(out[pr.Spec.Profile], pr.Name)
+		}
+	}
+	for _, names := range out {
+		slices.Sort(names)
+	}
+	return out
 }
 
 // policyUnavailableMessage says what to do on an API server that does not

@@ -748,6 +748,11 @@ func (in *SchedulerProfileStatus) DeepCopyInto(out *SchedulerProfileStatus) {
 		*out = make([]ResolvedExtender, len(*in))
 		copy(*out, *in)
 	}
+	if in.Routes != nil {
+		in, out := &in.Routes, &out.Routes
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.ActiveSpec != nil {
 		in, out := &in.ActiveSpec, &out.ActiveSpec
 		*out = new(SchedulerProfileSpec)
