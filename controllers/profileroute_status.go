@@ -37,7 +37,8 @@ type routeOutcome struct {
 func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time) v1alpha1.ProfileRouteStatus {
 	st = *st.DeepCopy()
 	names := o.Verdict.MatchedNamespaces
-	st.MatchedNamespaces = v1alpha1.MatchedNamespaces{Count: int32(len(names))}
+	st.MatchedNamespaces = &v1alpha1.MatchedNamespaces{Count: int32(len(names))}
+	st.ExcludedNamespaces = append([]string(nil), o.Verdict.ExcludedNamespaces...)
 	if len(names) > 0 {
 		st.MatchedNamespaces.Names = append([]string(nil), names[:min(len(names), v1alpha1.MaxMatchedNamespaces)]...)
 	}

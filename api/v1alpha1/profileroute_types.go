@@ -107,7 +107,13 @@ type ProfileRouteStatus struct {
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// MatchedNamespaces the route selects now.
 	// +optional
-	MatchedNamespaces MatchedNamespaces `json:"matchedNamespaces,omitempty"`
+	MatchedNamespaces *MatchedNamespaces `json:"matchedNamespaces,omitempty"`
+	// ExcludedNamespaces are the protected namespaces (kube-system and the
+	// operator's own) this route leaves alone because its namespaceSelector
+	// does not name them.
+	// +optional
+	// +listType=set
+	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
 	// Policy is the MutatingAdmissionPolicy that carries the route.
 	// +optional
 	Policy string `json:"policy,omitempty"`

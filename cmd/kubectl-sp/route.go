@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -53,8 +54,8 @@ Ready (kubectl get profileroutes).`,
 	}
 	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "Labels of the new pod, key=value,...")
 	cmd.Flags().StringVar(&o.schedulerName, "scheduler-name", "", "spec.schedulerName of the new pod (default-scheduler when empty).")
-	cmd.Flags().StringVar(&o.operatorNamespace, "operator-namespace", "profile-scheduler-system",
-		"The operator's namespace: never routed unless a route names it.")
+	cmd.Flags().StringVar(&o.operatorNamespace, "operator-namespace", "",
+		"The operator's namespace, never routed unless a route names it (default: as the routes' status.excludedNamespaces say).")
 	return cmd
 }
 
@@ -100,9 +101,21 @@ func (o *routeOptions) run(ctx context.Context) error {
 	table, _ := routing.Build(routing.Input{
 		Routes:    routes.Items,
 		Profiles:  profiles.Items,
-		Protected: routing.DefaultProtected(o.operatorNamespace),
+		Protected: protectedNamespaces(routes.Items, o.operatorNamespace),
 	})
 	return printRoute(o.streams, table.Route(ns, namespace.Labels, podLabels, o.schedulerName), o.schedulerName)
+}
+
+// protectedNamespaces is kube-system and the operator's namespace: the one
+// given, or those the operator reported in the routes' status.
+func protectedNamespaces(routes []v1alpha1.ProfileRoute, operatorNamespace string) []string {
+	out := sets.New(routing.DefaultProtected(operatorNamespace)...)
+	if operatorNamespace == "" {
+		for _, pr := range routes {
+			out.Insert(pr.Status.ExcludedNamespaces...)
+		}
+	}
+	return sets.List(out)
 }
 
 // printRoute prints the route that rewrites the pod, or the scheduler it

@@ -55,6 +55,9 @@ type Verdict struct {
 	// MatchedNamespaces are the names of the namespaces the route selects,
 	// sorted (set only when Build was given namespaces).
 	MatchedNamespaces []string
+	// ExcludedNamespaces are the protected namespaces the route leaves
+	// alone.
+	ExcludedNamespaces []string
 }
 
 // InTable reports whether the route is in force.
@@ -125,7 +128,7 @@ func Build(in Input) (Table, map[string]Verdict) {
 			verdicts[r.Name] = Verdict{Reason: v1alpha1.ReasonInvalidSelector, Message: err.Error()}
 			continue
 		}
-		v := Verdict{MatchedNamespaces: matchedNamespaces(e, in.Namespaces)}
+		v := Verdict{MatchedNamespaces: matchedNamespaces(e, in.Namespaces), ExcludedNamespaces: e.excluded}
 		if other := conflicting(e, accepted); other != "" {
 			v.Reason = v1alpha1.ReasonRouteConflict
 			v.Message = fmt.Sprintf("the older ProfileRoute %q of equal spec.priority %d selects some of the same pods; "+
