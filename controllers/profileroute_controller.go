@@ -187,13 +187,15 @@ func isResourceMissing(err error) bool {
 }
 
 // put creates obj, or updates the stored object when its revision or
-// owner label differ (adopting an object of that name).
+// owner label differ (adopting an object of that name). A write makes the
+// next probe ask kube-apiserver again.
 func (r *profileRouteReconciler) put(ctx context.Context, obj, cur client.Object) error {
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), cur)
 	if apierrors.IsNotFound(err) && !isResourceMissing(err) {
 		if err := r.Client.Create(ctx, obj); err != nil {
 			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
 		}
+		r.inForce = ""
 		return nil
 	}
 	if err != nil {
@@ -207,6 +209,7 @@ func (r *profileRouteReconciler) put(ctx context.Context, obj, cur client.Object
 	if err := r.Client.Update(ctx, obj); err != nil {
 		return fmt.Errorf("updating %T %s: %w", obj, obj.GetName(), err)
 	}
+	r.inForce = ""
 	return nil
 }
 
@@ -243,9 +246,15 @@ func (r *profileRouteReconciler) cleanup(ctx context.Context, all bool) error {
 
 // probe creates a probe pod with dryRun=All: the revision it comes back
 // with is the one kube-apiserver runs. The policy is in force when that
-// is s.revision ("" when the policy was removed).
+// is s.revision. A revision seen in force is not probed again.
 func (r *profileRouteReconciler) probe(ctx context.Context, s *routesScope) error {
-	if r.inForce == s.revision && r.inForce != "" {
+	if s.remove {
+		// No route left: the last one was let go once a policy routing
+		// nothing was in force, so there is nothing to wait for.
+		s.inForce, r.inForce = true, ""
+		return nil
+	}
+	if r.inForce == s.revision {
 		s.inForce = true
 		return nil
 	}
