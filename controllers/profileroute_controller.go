@@ -13,12 +13,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
@@ -58,6 +61,9 @@ type profileRouteReconciler struct {
 	// Namespace is the operator's own: never routed unless a route names
 	// it, and where probe pods are created with dryRun=All.
 	Namespace string
+	// Namespaces, when set, is the informer namespaces are listed from and
+	// watched through (the scheduler's); else the manager's cache.
+	Namespaces coreinformers.NamespaceInformer
 
 	// inForce is the revision last seen in force ("" none yet).
 	inForce string
@@ -123,8 +129,8 @@ func (r *profileRouteReconciler) build(ctx context.Context, s *routesScope) erro
 	if err := r.Client.List(ctx, &profiles); err != nil {
 		return fmt.Errorf("listing profiles: %w", err)
 	}
-	var namespaces corev1.NamespaceList
-	if err := r.Client.List(ctx, &namespaces); err != nil {
+	namespaces, err := r.listNamespaces(ctx)
+	if err != nil {
 		return fmt.Errorf("listing namespaces: %w", err)
 	}
 	for i := range routes.Items {
@@ -143,11 +149,25 @@ func (r *profileRouteReconciler) build(ctx context.Context, s *routesScope) erro
 	s.table, s.verdicts = routing.Build(routing.Input{
 		Routes:     routes.Items,
 		Profiles:   profiles.Items,
-		Namespaces: namespaces.Items,
+		Namespaces: namespaces,
 		Protected:  routing.DefaultProtected(r.Namespace),
 	})
 	s.remove = len(routes.Items) == 0
 	return nil
+}
+
+func (r *profileRouteReconciler) listNamespaces(ctx context.Context) ([]corev1.Namespace, error) {
+	if r.Namespaces == nil {
+		var list corev1.NamespaceList
+		err := r.Client.List(ctx, &list)
+		return list.Items, err
+	}
+	cached, err := r.Namespaces.Lister().List(labels.Everything())
+	out := make([]corev1.Namespace, 0, len(cached))
+	for _, ns := range cached {
+		out = append(out, corev1.Namespace{ObjectMeta: *ns.ObjectMeta.DeepCopy()})
+	}
+	return out, err
 }
 
 // applyPolicy creates or updates the policy and its binding, or deletes
@@ -344,11 +364,15 @@ func (r *profileRouteReconciler) setupWithManager(mgr ctrl.Manager) error {
 	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: routesKey}}}
 	})
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("profileroute").
 		Watches(&v1alpha1.ProfileRoute{}, all).
 		Watches(&v1alpha1.SchedulerProfile{}, all).
-		Watches(&corev1.Namespace{}, all).
-		WithOptions(ctrlOptions(1)).
-		Complete(r)
+		WithOptions(ctrlOptions(1))
+	if r.Namespaces != nil {
+		b = b.WatchesRawSource(&source.Informer{Informer: r.Namespaces.Informer(), Handler: all})
+	} else {
+		b = b.Watches(&corev1.Namespace{}, all)
+	}
+	return b.Complete(r)
 }

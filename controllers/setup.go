@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,6 +69,10 @@ type Options struct {
 	// routes' dry-run probe pods are created there. Empty means
 	// ExtenderSecretsNamespace.
 	OperatorNamespace string
+	// Namespaces is the scheduler's namespace informer: the routes
+	// reconciler reads namespace labels from it, so namespaces are watched
+	// once. Nil means the manager's cache.
+	Namespaces coreinformers.NamespaceInformer
 }
 
 // Setup registers the SchedulerProfile, ExtenderConfig and ProfileRoute
@@ -104,7 +109,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if err := er.setupWithManager(mgr); err != nil {
 		return err
 	}
-	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace}
+	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Namespaces: opts.Namespaces}
 	if routes.Namespace == "" {
 		routes.Namespace = opts.ExtenderSecretsNamespace
 	}
