@@ -16,10 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -67,6 +70,9 @@ type profileRouteReconciler struct {
 
 	// inForce is the revision last seen in force ("" none yet).
 	inForce string
+	// cleaned is set once no route is left and no policy of ours is
+	// stored: until a route comes, nothing is read again.
+	cleaned bool
 	now     func() metav1.Time
 }
 
@@ -180,8 +186,15 @@ func (r *profileRouteReconciler) applyPolicy(ctx context.Context, s *routesScope
 	s.revision = revision
 	if s.remove {
 		s.revision = ""
+		if r.cleaned {
+			return nil
+		}
 	}
+	r.cleaned = false
 	err := r.cleanup(ctx, s.remove)
+	if err == nil && s.remove {
+		r.cleaned = true
+	}
 	if err == nil && !s.remove {
 		if err = r.put(ctx, policy, &admissionregistrationv1.MutatingAdmissionPolicy{}); err == nil {
 			err = r.put(ctx, binding, &admissionregistrationv1.MutatingAdmissionPolicyBinding{})
@@ -364,10 +377,22 @@ func (r *profileRouteReconciler) setupWithManager(mgr ctrl.Manager) error {
 	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: routesKey}}}
 	})
+	// A profile matters to routes by the name it serves and whether it
+	// serves.
+	serving := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*v1alpha1.SchedulerProfile)
+		n, okNew := e.ObjectNew.(*v1alpha1.SchedulerProfile)
+		if !okOld || !okNew {
+			return true
+		}
+		return o.Status.ActiveGeneration != n.Status.ActiveGeneration || o.Status.SchedulerName != n.Status.SchedulerName ||
+			o.EffectiveSchedulerName() != n.EffectiveSchedulerName() || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
+			!equality.Semantic.DeepEqual(o.Status.ActiveSpec, n.Status.ActiveSpec)
+	}}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("profileroute").
 		Watches(&v1alpha1.ProfileRoute{}, all).
-		Watches(&v1alpha1.SchedulerProfile{}, all).
+		Watches(&v1alpha1.SchedulerProfile{}, all, builder.WithPredicates(serving)).
 		WithOptions(ctrlOptions(1))
 	if r.Namespaces != nil {
 		b = b.WatchesRawSource(&source.Informer{Informer: r.Namespaces.Informer(), Handler: all})
