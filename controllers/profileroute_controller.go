@@ -78,15 +78,20 @@ type profileRouteReconciler struct {
 
 // routesScope carries one reconcile through its phases.
 type routesScope struct {
-	routes    []v1alpha1.ProfileRoute
-	profiles  []v1alpha1.SchedulerProfile
-	table     routing.Table
-	verdicts  map[string]routing.Verdict
-	revision  string
-	remove    bool
-	inForce   bool
-	unavail   string
-	policyErr error
+	// routes and profiles as listed.
+	routes   []v1alpha1.ProfileRoute
+	profiles []v1alpha1.SchedulerProfile
+	// table and verdicts are what routing.Build decided.
+	table    routing.Table
+	verdicts map[string]routing.Verdict
+	// revision of the policy written ("" when it was removed).
+	revision string
+	// remove is set when no route is left: the policy goes.
+	remove bool
+	// inForce is set once kube-apiserver runs revision.
+	inForce bool
+	// unavail says why the API server cannot hold the policy.
+	unavail string
 }
 
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes,verbs=get;list;watch;update;patch
