@@ -64,6 +64,7 @@ type ProfileRouteSpec struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	FromSchedulerNames []string `json:"fromSchedulerNames,omitempty"`
 
 	// Priority decides between routes that select one pod: the higher
