@@ -149,7 +149,9 @@
 // operator is down. The policy kinds are read without the cache and not
 // watched, so that an API server without MutatingAdmissionPolicy v1 (before
 // Kubernetes 1.36) stalls the routes (AdmissionPolicyUnavailable) and
-// nothing else; a resync every few minutes repairs a policy changed by
+// nothing else. A policy stored but not run within 30 s (the admission
+// plugin is off) stalls them with AdmissionPolicyNotInForce. A resync
+// every few minutes repairs a policy changed by
 // hand, and policies of the owner label under other names (an older
 // layout) are deleted.
 //

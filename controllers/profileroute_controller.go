@@ -44,6 +44,12 @@ const (
 	// unavailableRetry is how soon an API server without
 	// MutatingAdmissionPolicy v1 is asked again (it may be upgraded).
 	unavailableRetry = time.Minute
+	// notInForceAfter is how long a stored policy may wait for
+	// kube-apiserver to run it before the routes are Stalled
+	// (AdmissionPolicyNotInForce); probes go on, less often.
+	notInForceAfter = 30 * time.Second
+	// stalledProbeInterval is how often such a policy is probed.
+	stalledProbeInterval = 5 * time.Second
 	// resyncInterval repairs a policy someone else changed: the policy is
 	// not watched, so that an API server that does not serve its kind
 	// stops nothing else.
@@ -70,6 +76,13 @@ type profileRouteReconciler struct {
 
 	// inForce is the revision last seen in force ("" none yet).
 	inForce string
+	// waitingSince is when the revision now probed was first seen not in
+	// force.
+	waitingSince    time.Time
+	waitingRevision string
+	// stalled is set once a revision was not run within notInForceAfter,
+	// until one is.
+	stalled bool
 	// cleaned is set once no route is left and no policy of ours is
 	// stored: until a route comes, nothing is read again.
 	cleaned bool
@@ -90,6 +103,8 @@ type routesScope struct {
 	remove bool
 	// inForce is set once kube-apiserver runs revision.
 	inForce bool
+	// notInForce is set when revision has waited past notInForceAfter.
+	notInForce bool
 	// unavail says why the API server cannot hold the policy.
 	unavail string
 }
@@ -123,6 +138,8 @@ func (r *profileRouteReconciler) Reconcile(ctx context.Context, _ ctrl.Request) 
 	switch {
 	case s.unavail != "":
 		return ctrl.Result{RequeueAfter: unavailableRetry}, nil
+	case s.notInForce:
+		return ctrl.Result{RequeueAfter: stalledProbeInterval}, nil
 	case !s.inForce:
 		return ctrl.Result{RequeueAfter: probeInterval}, nil
 	}
@@ -303,9 +320,18 @@ func (r *profileRouteReconciler) probe(ctx context.Context, s *routesScope) erro
 	got := pod.Annotations[routing.RevisionAnnotation]
 	s.inForce = got == s.revision
 	if s.inForce {
-		r.inForce = s.revision
+		r.inForce, r.stalled = s.revision, false
 		log.FromContext(ctx).V(2).Info("Route policy in force", "revision", s.revision)
+		return nil
 	}
+	if r.waitingRevision != s.revision {
+		r.waitingRevision, r.waitingSince = s.revision, time.Now()
+	}
+	// Once one revision was not run in time, the next is not waited for
+	// again: kube-apiserver runs no policy of ours until one is seen in
+	// force.
+	s.notInForce = r.stalled || time.Since(r.waitingSince) > notInForceAfter
+	r.stalled = s.notInForce
 	return nil
 }
 
@@ -324,6 +350,7 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 			Verdict:     s.verdicts[pr.Name],
 			Unavailable: s.unavail,
 			InForce:     s.inForce,
+			NotInForce:  s.notInForce,
 			Revision:    s.revision,
 		}, r.now())
 		if equality.Semantic.DeepEqual(base.Status, pr.Status) {
@@ -353,9 +380,10 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 }
 
 // release removes the finalizer of deleted routes once kube-apiserver runs
-// a policy without them (or when there is no policy to run them).
+// a policy without them, or when it runs no policy at all (the API is not
+// served, or a stored policy is not run after notInForceAfter).
 func (r *profileRouteReconciler) release(ctx context.Context, s *routesScope) error {
-	if !s.inForce && s.unavail == "" {
+	if !s.inForce && s.unavail == "" && !s.notInForce {
 		return nil
 	}
 	var errs []error

@@ -23,6 +23,9 @@ type routeOutcome struct {
 	// InForce is set once kube-apiserver runs the revision of the policy
 	// that holds this verdict (the route, or its absence).
 	InForce bool
+	// NotInForce is set when kube-apiserver stores the policy but has
+	// not run it for longer than it takes to apply one.
+	NotInForce bool
 	// Revision of the policy.
 	Revision string
 }
@@ -50,7 +53,11 @@ func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time
 		reason, msg = v1alpha1.ReasonAdmissionPolicyUnavailable, o.Unavailable
 		st.SchedulerName, st.Policy = "", ""
 	}
-	if o.Unavailable == "" && !o.InForce {
+	if o.Unavailable == "" && !o.InForce && o.NotInForce {
+		reason, msg = v1alpha1.ReasonAdmissionPolicyNotInForce, notInForceMessage(o.Revision)
+		st.SchedulerName = ""
+	}
+	if o.Unavailable == "" && !o.InForce && !o.NotInForce {
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionTrue, v1alpha1.ReasonApplying,
 			fmt.Sprintf("MutatingAdmissionPolicy %s revision %s stored; waiting until kube-apiserver applies it", routing.PolicyName, o.Revision), now)
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAdmissionPolicyNotInForce,
@@ -92,6 +99,14 @@ func profileRoutes(routes []v1alpha1.ProfileRoute, verdicts map[string]routing.V
 		slices.Sort(names)
 	}
 	return out
+}
+
+// notInForceMessage says what to check when kube-apiserver stores the
+// policy but does not run it.
+func notInForceMessage(revision string) string {
+	return fmt.Sprintf("kube-apiserver stores MutatingAdmissionPolicy %s (revision %s) but a dry-run pod is not mutated by it: "+
+		"check that its MutatingAdmissionPolicy admission plugin runs (feature gate MutatingAdmissionPolicy, not in --disable-admission-plugins)",
+		routing.PolicyName, revision)
 }
 
 // policyUnavailableMessage says what to do on an API server that does not

@@ -50,6 +50,12 @@ func TestRouteStatus(t *testing.T) {
 		observed: 3,
 		message:  `generation 3 routes no pod: the older ProfileRoute "x"`,
 	}, {
+		name:     "stored but not run after a while: Stalled, saying what to check",
+		outcome:  routeOutcome{Generation: 2, Verdict: active, NotInForce: true, Revision: "r1"},
+		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyNotInForce},
+		observed: 2,
+		message:  "admission plugin",
+	}, {
 		name:     "no MutatingAdmissionPolicy v1: Stalled, whatever the verdict",
 		outcome:  routeOutcome{Generation: 1, Verdict: active, Unavailable: "not served"},
 		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyUnavailable},

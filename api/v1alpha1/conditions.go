@@ -105,6 +105,7 @@ const (
 	// admissionregistration.k8s.io/v1 MutatingAdmissionPolicy.
 	ReasonAdmissionPolicyUnavailable = "AdmissionPolicyUnavailable"
 	// ReasonAdmissionPolicyNotInForce: the policy is stored but
-	// kube-apiserver does not apply it yet.
+	// kube-apiserver does not run it yet (Ready=False while Reconciling),
+	// or still not after 30 s (Stalled).
 	ReasonAdmissionPolicyNotInForce = "AdmissionPolicyNotInForce"
 )
