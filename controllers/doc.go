@@ -132,6 +132,29 @@
 // review is never answered again, and is deleted ttlSecondsAfterFinished
 // after it finished.
 //
+// # Profile routes
+//
+// The ProfileRoute reconciler (profileroute_controller.go) serves one
+// request for all routes: internal/routing compiles every route, with the
+// profiles that serve, into ONE MutatingAdmissionPolicy and binding
+// (profile-scheduler-routes), the first matching route in priority order
+// winning inside one CEL expression. One object changes atomically, so
+// kube-apiserver never runs half of a change, and "in force" is one
+// revision: a pod created with dryRun=All in the operator's namespace comes
+// back stamped with the revision kube-apiserver runs. A route is Ready only
+// once that is the stored revision (routeStatus, profileroute_status.go, a
+// pure function); a deleted route keeps its finalizer until kube-apiserver
+// runs a policy without it. Pod creation never depends on the operator:
+// the policy's failurePolicy is Ignore, and it keeps routing while the
+// operator is down. The policy kinds are read without the cache and not
+// watched, so that an API server without MutatingAdmissionPolicy v1 (before
+// Kubernetes 1.36) stalls the routes (AdmissionPolicyUnavailable) and
+// nothing else. A policy stored but not run within 30 s (the admission
+// plugin is off) stalls them with AdmissionPolicyNotInForce. A resync
+// every few minutes repairs a policy changed by
+// hand, and policies of the owner label under other names (an older
+// layout) are deleted.
+//
 // This package never builds frameworks itself outside admission dry-runs
 // and reviews (through the scheduler), never writes spec, and never takes a
 // schedulerName from an older profile.

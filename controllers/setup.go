@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,9 +64,19 @@ type Options struct {
 	// manager's cache should keep the Secrets of this namespace only
 	// (SecretsCacheByObject).
 	ExtenderSecretsNamespace string
+	// OperatorNamespace is the operator's own namespace: ProfileRoutes
+	// never route it unless their namespaceSelector names it, and the
+	// routes' dry-run probe pods are created there. Empty means
+	// ExtenderSecretsNamespace.
+	OperatorNamespace string
+	// Namespaces is the scheduler's namespace informer: the routes
+	// reconciler reads namespace labels from it, so namespaces are watched
+	// once. Nil means the manager's cache.
+	Namespaces coreinformers.NamespaceInformer
 }
 
-// Setup registers the SchedulerProfile and ExtenderConfig reconcilers, the
+// Setup registers the SchedulerProfile, ExtenderConfig and ProfileRoute
+// reconcilers, the
 // field indexes they need, the readiness check "schedulerprofiles" (ready once
 // every profile existing at start has been reconciled) and, when
 // opts.Webhook is set, the validating webhooks. It registers the metrics
@@ -96,6 +107,13 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	}
 	er := &extenderConfigReconciler{Client: mgr.GetClient(), ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 	if err := er.setupWithManager(mgr); err != nil {
+		return err
+	}
+	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Namespaces: opts.Namespaces}
+	if routes.Namespace == "" {
+		routes.Namespace = opts.ExtenderSecretsNamespace
+	}
+	if err := routes.setupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck(readyzCheckName, pr.readyCheck); err != nil {

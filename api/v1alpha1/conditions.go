@@ -89,3 +89,23 @@ const (
 	// ReasonEvaluationFailed: the pipeline returned an error.
 	ReasonEvaluationFailed = "EvaluationFailed"
 )
+
+// ProfileRoute condition reasons, beside ReasonActive, ReasonApplying,
+// ReasonProfileNotFound (spec.profile names no SchedulerProfile, and the
+// route falls back) and ReasonProfileNotServing (no generation of the
+// profile serves, and the route falls back).
+const (
+	// ReasonRouteConflict: an older route of equal priority selects some
+	// of the same pods.
+	ReasonRouteConflict = "RouteConflict"
+	// ReasonInvalidSelector: spec.namespaceSelector or spec.podSelector is
+	// not a valid label selector.
+	ReasonInvalidSelector = "InvalidSelector"
+	// ReasonAdmissionPolicyUnavailable: the API server does not serve
+	// admissionregistration.k8s.io/v1 MutatingAdmissionPolicy.
+	ReasonAdmissionPolicyUnavailable = "AdmissionPolicyUnavailable"
+	// ReasonAdmissionPolicyNotInForce: the policy is stored but
+	// kube-apiserver does not run it yet (Ready=False while Reconciling),
+	// or still not after 30 s (Stalled).
+	ReasonAdmissionPolicyNotInForce = "AdmissionPolicyNotInForce"
+)

@@ -1,5 +1,5 @@
 // Package v1alpha1 contains the API of profile-scheduler: SchedulerProfile,
-// ExtenderConfig and SchedulingReview, group scheduling.profilescheduler.io,
+// ExtenderConfig, SchedulingReview and ProfileRoute, group scheduling.profilescheduler.io,
 // version v1alpha1.
 //
 // +kubebuilder:object:generate=true

@@ -157,6 +157,11 @@ type SchedulerProfileStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	Extenders []ResolvedExtender `json:"extenders,omitempty"`
+	// Routes are the ProfileRoutes in force that send pods to this
+	// profile, sorted (written by the routes reconciler).
+	// +optional
+	// +listType=set
+	Routes []string `json:"routes,omitempty"`
 	// ActiveSpec is a copy of the spec of ActiveGeneration, the last known
 	// good one; unset when no generation serves. When the operator
 	// restarts and the latest generation is refused, it applies this spec

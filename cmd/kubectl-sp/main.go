@@ -35,6 +35,6 @@ review runs on a snapshot, and is deleted once printed.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams))
+	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams), newRouteCommand(flags, streams))
 	return root
 }

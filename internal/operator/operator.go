@@ -150,7 +150,8 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	sched, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0),
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	sched, err := scheduler.New(cs, factory,
 		scheduler.WithKubeConfig(cfg),
 		scheduler.WithEventClient(ecs),
 		scheduler.WithParallelism(o.Parallelism),
@@ -170,6 +171,9 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		Plugins:               controllers.Plugins{OutOfTree: slices.Sorted(maps.Keys(o.OutOfTreeRegistry)), Validators: o.PluginArgsValidators},
 
 		ExtenderSecretsNamespace: o.ExtenderSecretsNamespace,
+		OperatorNamespace:        podNamespace(),
+		// The scheduler's informer: namespaces are watched once.
+		Namespaces: factory.Core().V1().Namespaces(),
 	}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace

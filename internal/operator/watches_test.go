@@ -95,7 +95,8 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 	want := []string{"pods (cluster)", "nodes (cluster)", "secrets (namespace)",
 		"schedulerprofiles.scheduling.profilescheduler.io (cluster)",
 		"extenderconfigs.scheduling.profilescheduler.io (cluster)",
-		"schedulingreviews.scheduling.profilescheduler.io (cluster)"}
+		"schedulingreviews.scheduling.profilescheduler.io (cluster)",
+		"profileroutes.scheduling.profilescheduler.io (cluster)"}
 	g.Eventually(func(g Gomega) {
 		got := opened(g)
 		for _, k := range want {
@@ -114,7 +115,8 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 	for _, k := range []string{"secrets (namespace)",
 		"schedulerprofiles.scheduling.profilescheduler.io (cluster)",
 		"extenderconfigs.scheduling.profilescheduler.io (cluster)",
-		"schedulingreviews.scheduling.profilescheduler.io (cluster)"} {
+		"schedulingreviews.scheduling.profilescheduler.io (cluster)",
+		"profileroutes.scheduling.profilescheduler.io (cluster)"} {
 		delete(ours, k) // the manager's
 	}
 	stopOperator()

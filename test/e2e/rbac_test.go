@@ -13,7 +13,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -309,6 +311,71 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 			own++
 		}
 		Expect(own).To(BeNumerically(">", 0), "the operator lists and watches the Secrets of its namespace")
+	})
+
+	It("routes pods as the chart's ServiceAccount; a namespace edit user can neither create routes nor change the policy", func(ctx SpecContext) {
+		// The chart sets POD_NAMESPACE: probe pods go to the release
+		// namespace, where the route-probe Role lets the operator create
+		// them (dry-run).
+		GinkgoT().Setenv("POD_NAMESPACE", chartNamespace)
+		op := startInstanceAs("rbac-routes", serviceAccount("profile-scheduler"), secretsNamespaceFlag)
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-routed"}})).To(Succeed())
+		profileReady(ctx, "rbac-routed")
+		route := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "rbac-routes"}, Spec: v1alpha1.ProfileRouteSpec{
+			Profile: "rbac-routed",
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{ns}}}},
+		}}
+		Expect(k8s.Create(ctx, route)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(route), route)).To(Succeed())
+			ready := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Message)
+		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Expect(route.Status.ExcludedNamespaces).To(Equal([]string{"kube-system", chartNamespace}))
+		Expect(k8s.Create(ctx, pod("routed-0", ""))).To(Succeed())
+		var routed corev1.Pod
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "routed-0"}, &routed)).To(Succeed())
+		Expect(routed.Spec.SchedulerName).To(Equal("rbac-routed"))
+		Expect(routed.Annotations).To(HaveKeyWithValue(v1alpha1.RouteAnnotation, "rbac-routes"))
+		podBound(ctx, "routed-0")
+
+		By("a user with the built-in edit role in the namespace")
+		// envtest runs no clusterrole-aggregation controller, so edit is
+		// empty here: bind what it aggregates, the chart's review role
+		// included.
+		for _, role := range []string{"system:aggregate-to-edit", "system:aggregate-to-view", "profile-scheduler-review-edit"} {
+			Expect(k8s.Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "alice-" + strings.ReplaceAll(role, ":", "-")},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+				Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "alice"}},
+			})).To(Succeed())
+		}
+		asAlice := rest.CopyConfig(cfg)
+		asAlice.Impersonate = rest.ImpersonationConfig{UserName: "alice", Groups: []string{"system:authenticated"}}
+		alice, err := client.New(asAlice, client.Options{Scheme: k8s.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(alice.Create(ctx, pod("alice-0", ""))).To(Succeed(), "edit creates pods in its namespace")
+		err = alice.Create(ctx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "alice"}, Spec: route.Spec})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "create a ProfileRoute as an edit user: %v", err)
+		var policy admissionregistrationv1.MutatingAdmissionPolicy
+		Expect(k8s.Get(ctx, client.ObjectKey{Name: "profile-scheduler-routes"}, &policy)).To(Succeed())
+		policy.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+		err = alice.Update(ctx, &policy)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "update the route policy as an edit user: %v", err)
+		err = alice.Delete(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "profile-scheduler-routes"}})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "delete the route policy's binding as an edit user: %v", err)
+
+		By("deleting the route: the operator lets it go once kube-apiserver no longer runs it")
+		Expect(k8s.Delete(ctx, route)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(route), route))
+		}).WithTimeout(30 * time.Second).Should(BeTrue())
+		Expect(k8s.Create(ctx, pod("unrouted-0", ""))).To(Succeed())
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "unrouted-0"}, &routed)).To(Succeed())
+		Expect(routed.Spec.SchedulerName).To(Equal(corev1.DefaultSchedulerName))
+		op.stop()
 	})
 
 	It("breaks when one needed rule is dropped: without pods/binding no pod is bound", func(ctx SpecContext) {

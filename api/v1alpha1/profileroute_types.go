@@ -1,0 +1,162 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// WhenProfileNotServing says what a route does while no generation of its
+// profile serves pods.
+// +kubebuilder:validation:Enum=Fallback;Hold
+type WhenProfileNotServing string
+
+const (
+	// ProfileNotServingFallback: the route routes nothing; pods keep the
+	// scheduler they asked for.
+	ProfileNotServingFallback WhenProfileNotServing = "Fallback"
+	// ProfileNotServingHold: pods are routed all the same and wait until
+	// the profile serves.
+	ProfileNotServingHold WhenProfileNotServing = "Hold"
+)
+
+// RouteAnnotation is set on every pod a route rewrote; its value is the
+// name of the ProfileRoute.
+const RouteAnnotation = "scheduling.profilescheduler.io/route"
+
+// MaxMatchedNamespaces bounds status.matchedNamespaces.names.
+const MaxMatchedNamespaces = 50
+
+// ProfileRouteSpec selects new pods and names the profile they go to.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.allNamespaces) && self.allNamespaces ? !has(self.namespaceSelector) : has(self.namespaceSelector)",message="set exactly one of spec.namespaceSelector and spec.allNamespaces: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.namespaceSelector) || (has(self.namespaceSelector.matchLabels) && size(self.namespaceSelector.matchLabels) > 0) || (has(self.namespaceSelector.matchExpressions) && size(self.namespaceSelector.matchExpressions) > 0)",message="spec.namespaceSelector is empty, which would select every namespace: set spec.allNamespaces: true instead"
+type ProfileRouteSpec struct {
+	// Profile is the name of the SchedulerProfile whose schedulerName the
+	// routed pods get.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Profile string `json:"profile"`
+
+	// NamespaceSelector selects the namespaces whose new pods are routed.
+	// It must not be empty: a route of every namespace says
+	// allNamespaces: true instead. kube-system and the operator's own
+	// namespace are routed only when a requirement on the label
+	// kubernetes.io/metadata.name names them.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// AllNamespaces routes the pods of every namespace (but kube-system and
+	// the operator's own). Exclusive with namespaceSelector.
+	// +optional
+	AllNamespaces bool `json:"allNamespaces,omitempty"`
+
+	// PodSelector selects, by their labels, the pods routed in the selected
+	// namespaces. Unset selects every pod.
+	// +optional
+	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
+
+	// FromSchedulerNames lists the schedulerNames a pod must ask for to be
+	// routed; a pod without schedulerName asks for default-scheduler. A pod
+	// that names any other scheduler is left as it is.
+	// +optional
+	// +listType=set
+	// +kubebuilder:default={"default-scheduler"}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	FromSchedulerNames []string `json:"fromSchedulerNames,omitempty"`
+
+	// Priority decides between routes that select one pod: the higher
+	// wins. Two routes of equal priority may select the same pods only
+	// if their selectors exclude each other; otherwise the newer one is
+	// refused (RouteConflict).
+	// +optional
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=-1000000
+	// +kubebuilder:validation:Maximum=1000000
+	Priority int32 `json:"priority"`
+
+	// WhenProfileNotServing: Fallback (the route routes nothing while no
+	// generation of the profile serves) or Hold (pods are routed and wait;
+	// a profile that does not exist is taken to serve the schedulerName
+	// equal to its name).
+	// +optional
+	// +kubebuilder:default=Fallback
+	WhenProfileNotServing WhenProfileNotServing `json:"whenProfileNotServing,omitempty"`
+}
+
+// MatchedNamespaces counts the namespaces a route selects.
+type MatchedNamespaces struct {
+	// Count of the namespaces selected now.
+	Count int32 `json:"count"`
+	// Names of the selected namespaces, sorted, at most 50.
+	// +optional
+	// +listType=atomic
+	Names []string `json:"names,omitempty"`
+}
+
+// ProfileRouteStatus says whether the route is in force inside
+// kube-apiserver, and where it routes.
+type ProfileRouteStatus struct {
+	// ObservedGeneration is the generation whose outcome was last decided.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// SchedulerName the routed pods get; empty while the route routes
+	// nothing.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// MatchedNamespaces the route selects now.
+	// +optional
+	MatchedNamespaces *MatchedNamespaces `json:"matchedNamespaces,omitempty"`
+	// ExcludedNamespaces are the protected namespaces (kube-system and the
+	// operator's own) this route leaves alone because its namespaceSelector
+	// does not name them.
+	// +optional
+	// +listType=set
+	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
+	// Policy is the MutatingAdmissionPolicy that carries the route.
+	// +optional
+	Policy string `json:"policy,omitempty"`
+	// Conditions: Ready, Reconciling, Stalled.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ProfileRoute sends new pods, chosen by namespace and labels, to a
+// SchedulerProfile, with no schedulerName in their manifests. The rewrite
+// happens inside kube-apiserver, through a MutatingAdmissionPolicy the
+// operator keeps in step with the routes.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=pr,categories=scheduling
+// +kubebuilder:printcolumn:name="Profile",type=string,JSONPath=`.spec.profile`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Namespaces",type=integer,JSONPath=`.status.matchedNamespaces.count`
+// +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`,priority=10
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=10
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ProfileRoute struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ProfileRouteSpec `json:"spec"`
+	// +optional
+	Status ProfileRouteStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProfileRouteList is a list of ProfileRoute.
+type ProfileRouteList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProfileRoute `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ProfileRoute{}, &ProfileRouteList{})
+}

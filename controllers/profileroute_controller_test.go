@@ -1,0 +1,261 @@
+package controllers_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/routing"
+)
+
+// Routes act inside kube-apiserver: every spec creates pods through the
+// real API server and reads the schedulerName and annotation they were
+// stored with.
+
+func createRoute(name string, spec v1alpha1.ProfileRouteSpec) *v1alpha1.ProfileRoute {
+	pr := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
+	Expect(k8s.Create(suiteCtx, pr)).To(Succeed())
+	DeferCleanup(deleteRoute, name)
+	return pr
+}
+
+// deleteRoute deletes the route and waits until it is gone: the operator
+// lets it go once kube-apiserver runs a policy without it.
+func deleteRoute(name string) {
+	Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(k8s.Get(suiteCtx, client.ObjectKey{Name: name}, &v1alpha1.ProfileRoute{}))
+	}).WithTimeout(timeout).WithPolling(50*time.Millisecond).Should(BeTrue(), "route %s is released once its removal is in force", name)
+}
+
+// expectRoute waits until the route's latest generation is decided with
+// reason (Ready=True for Active, Stalled=True otherwise).
+func expectRoute(name, reason string) *v1alpha1.ProfileRoute {
+	pr := &v1alpha1.ProfileRoute{}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: name}, pr)).To(Succeed())
+		g.Expect(pr.Status.ObservedGeneration).To(Equal(pr.Generation))
+		ready := meta.FindStatusCondition(pr.Status.Conditions, v1alpha1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(reason), ready.Message)
+		stalled := meta.FindStatusCondition(pr.Status.Conditions, v1alpha1.ConditionStalled)
+		g.Expect(stalled).NotTo(BeNil())
+		if reason == v1alpha1.ReasonActive {
+			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(stalled.Status).To(Equal(metav1.ConditionFalse))
+		} else {
+			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(stalled.Status).To(Equal(metav1.ConditionTrue))
+		}
+	}).WithTimeout(timeout).WithPolling(50 * time.Millisecond).Should(Succeed())
+	return pr
+}
+
+func routeMessage(pr *v1alpha1.ProfileRoute) string {
+	return meta.FindStatusCondition(pr.Status.Conditions, v1alpha1.ConditionReady).Message
+}
+
+func labelledNamespace(prefix string, labels map[string]string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: labels}}
+	Expect(k8s.Create(suiteCtx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// newPod creates a pod that requests nothing, and returns it as stored.
+func newPod(ns, schedulerName string, labels map[string]string) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "routed-", Labels: labels},
+		Spec: corev1.PodSpec{
+			SchedulerName:                 schedulerName,
+			AutomountServiceAccountToken:  ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+			Containers:                    []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10"}},
+		},
+	}
+	Expect(k8s.Create(suiteCtx, pod)).To(Succeed())
+	return pod
+}
+
+// routedTo describes a stored pod as "schedulerName route".
+func routedTo(pod *corev1.Pod) string {
+	return pod.Spec.SchedulerName + " " + pod.Annotations[v1alpha1.RouteAnnotation]
+}
+
+func liveProfile(name string) string {
+	Expect(k8s.Create(suiteCtx, newProfile(name, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+	DeferCleanup(deleteProfile, name)
+	expectLive(name, timeout)
+	return name
+}
+
+var _ = Describe("ProfileRoute", func() {
+	It("gives every new pod of a matrix of namespaces, labels and routes exactly the documented schedulerName", func() {
+		id := rand.String(5)
+		// A policy an older version left, under another name: deleted.
+		stale := &admissionregistrationv1.MutatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "profile-scheduler-route-old-" + id, Labels: map[string]string{routing.OwnerLabel: routing.OwnerValue}},
+			Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+					},
+				}}},
+				Mutations: []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+					ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: "Object{}"}}},
+				ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
+			},
+		}
+		Expect(k8s.Create(suiteCtx, stale)).To(Succeed())
+
+		pack, spread := liveProfile("route-pack-"+id), liveProfile("route-spread-"+id)
+		legacy := "legacy-" + id
+		batch := labelledNamespace("batch", map[string]string{"team": "batch-" + id})
+		web := labelledNamespace("web", map[string]string{"team": "web-" + id})
+		other := labelledNamespace("other", nil)
+		gold := map[string]string{"tier": "gold-" + id}
+
+		createRoute("batch-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "batch-" + id}}})
+		createRoute("gold-"+id, v1alpha1.ProfileRouteSpec{Profile: spread, AllNamespaces: true, Priority: 10,
+			PodSelector: &metav1.LabelSelector{MatchLabels: gold}})
+		createRoute("legacy-"+id, v1alpha1.ProfileRouteSpec{Profile: pack, FromSchedulerNames: []string{legacy},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "team", Operator: metav1.LabelSelectorOpIn, Values: []string{"web-" + id}}}}})
+		pr := expectRoute("batch-"+id, v1alpha1.ReasonActive)
+		Expect(pr.Status.SchedulerName).To(Equal(pack))
+		Expect(pr.Status.MatchedNamespaces).To(Equal(&v1alpha1.MatchedNamespaces{Count: 1, Names: []string{batch}}))
+		Expect(pr.Status.ExcludedNamespaces).To(Equal([]string{"default", "kube-system"}))
+		Expect(pr.Finalizers).To(ContainElement("scheduling.profilescheduler.io/route"))
+		expectRoute("gold-"+id, v1alpha1.ReasonActive)
+		expectRoute("legacy-"+id, v1alpha1.ReasonActive)
+		Eventually(func(g Gomega) {
+			g.Expect(getProfile(pack).Status.Routes).To(Equal([]string{"batch-" + id, "legacy-" + id}))
+			g.Expect(getProfile(spread).Status.Routes).To(Equal([]string{"gold-" + id}))
+		}).WithTimeout(timeout).Should(Succeed(), "a profile lists the routes that feed it")
+
+		// Ready means in force: no waiting from here on.
+		for _, tc := range []struct {
+			ns, schedulerName string
+			labels            map[string]string
+			want              string
+		}{
+			{batch, "", nil, pack + " batch-" + id},
+			{batch, "default-scheduler", nil, pack + " batch-" + id},
+			{batch, "", gold, spread + " gold-" + id},
+			{batch, "other-scheduler", gold, "other-scheduler "},
+			{batch, legacy, nil, legacy + " "},
+			{web, "", nil, "default-scheduler "},
+			{web, legacy, nil, pack + " legacy-" + id},
+			{web, "", gold, spread + " gold-" + id},
+			{other, "", gold, spread + " gold-" + id},
+			{other, "", map[string]string{"tier": "silver"}, "default-scheduler "},
+			// The operator's own namespace (here "default") and kube-system
+			// are routed only by a route that names them.
+			{"default", "", gold, "default-scheduler "},
+			{"kube-system", "", gold, "default-scheduler "},
+		} {
+			pod := newPod(tc.ns, tc.schedulerName, tc.labels)
+			Expect(routedTo(pod)).To(Equal(tc.want), "pod in %s with labels %v asking for %q", tc.ns, tc.labels, tc.schedulerName)
+			if tc.ns == "default" || tc.ns == "kube-system" {
+				Expect(k8s.Delete(suiteCtx, pod)).To(Succeed())
+			}
+		}
+
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(suiteCtx, client.ObjectKeyFromObject(stale), &admissionregistrationv1.MutatingAdmissionPolicy{}))
+		}).WithTimeout(timeout).Should(BeTrue(), "the policy an older version left is deleted")
+	})
+
+	It("falls back or holds while the profile does not serve, and stalls on a conflict or an invalid selector", func() {
+		id := rand.String(5)
+		missing := "missing-" + id
+		fb := labelledNamespace("fallback", map[string]string{"route": "fallback-" + id})
+		hd := labelledNamespace("hold", map[string]string{"route": "hold-" + id})
+		createRoute("fallback-"+id, v1alpha1.ProfileRouteSpec{Profile: missing,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "fallback-" + id}}})
+		createRoute("hold-"+id, v1alpha1.ProfileRouteSpec{Profile: missing, WhenProfileNotServing: v1alpha1.ProfileNotServingHold,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "hold-" + id}}})
+		Expect(routeMessage(expectRoute("fallback-"+id, v1alpha1.ReasonProfileNotFound))).To(ContainSubstring(`spec.profile: SchedulerProfile %q not found`, missing))
+		Expect(routeMessage(expectRoute("hold-"+id, v1alpha1.ReasonActive))).To(ContainSubstring("routed pods wait"))
+		Expect(routedTo(newPod(fb, "", nil))).To(Equal("default-scheduler "))
+		held := newPod(hd, "", nil)
+		Expect(routedTo(held)).To(Equal(missing + " hold-" + id))
+
+		// The profile comes: the fallback route routes, the held pod is
+		// scheduled.
+		liveProfile(missing)
+		expectRoute("fallback-"+id, v1alpha1.ReasonActive)
+		Expect(routedTo(newPod(fb, "", nil))).To(Equal(missing + " fallback-" + id))
+		boundNode(held, timeout)
+
+		// A profile with no serving generation: ProfileNotServing.
+		refused := "refused-" + id
+		Expect(k8s.Create(suiteCtx, newProfile(refused, v1alpha1.SchedulerProfileSpec{Plugins: &v1alpha1.Plugins{
+			Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}}}))).To(Succeed())
+		DeferCleanup(deleteProfile, refused)
+		expectRefused(refused, v1alpha1.ReasonUnknownPlugin, timeout)
+		createRoute("not-serving-"+id, v1alpha1.ProfileRouteSpec{Profile: refused,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "not-serving-" + id}}})
+		expectRoute("not-serving-"+id, v1alpha1.ReasonProfileNotServing)
+
+		// Equal priority, overlapping: the newer is refused, naming the
+		// older; it takes over once the older is deleted.
+		createRoute("newer-"+id, v1alpha1.ProfileRouteSpec{Profile: missing,
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "route", Operator: metav1.LabelSelectorOpExists}}}})
+		Expect(routeMessage(expectRoute("newer-"+id, v1alpha1.ReasonRouteConflict))).To(ContainSubstring(`ProfileRoute "fallback-%s"`, id))
+		deleteRoute("fallback-" + id)
+		expectRoute("newer-"+id, v1alpha1.ReasonRouteConflict) // still shadowed by hold-
+		deleteRoute("hold-" + id)
+		deleteRoute("not-serving-" + id)
+		expectRoute("newer-"+id, v1alpha1.ReasonActive)
+
+		// Invalid selectors: the API server refuses an empty one; the
+		// controller names the field of one it cannot parse.
+		err := k8s.Create(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "empty-" + id},
+			Spec: v1alpha1.ProfileRouteSpec{Profile: missing, NamespaceSelector: &metav1.LabelSelector{}}})
+		Expect(err).To(MatchError(ContainSubstring("set spec.allNamespaces: true instead")))
+		createRoute("invalid-"+id, v1alpha1.ProfileRouteSpec{Profile: missing, AllNamespaces: true,
+			PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "tier", Operator: metav1.LabelSelectorOpIn}}}})
+		Expect(routeMessage(expectRoute("invalid-"+id, v1alpha1.ReasonInvalidSelector))).To(ContainSubstring("spec.podSelector.matchExpressions[0].values"))
+	})
+
+	It("routes pods created while the operator is stopped, and stops routing once a deleted route is gone", func() {
+		id := rand.String(5)
+		pack := liveProfile("route-down-" + id)
+		ns := labelledNamespace("down", map[string]string{"route": "down-" + id})
+		createRoute("down-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "down-" + id}}})
+		expectRoute("down-"+id, v1alpha1.ReasonActive)
+
+		op.stop()
+		var pods []*corev1.Pod
+		for range 3 {
+			pod := newPod(ns, "", nil)
+			Expect(routedTo(pod)).To(Equal(pack + " down-" + id))
+			pods = append(pods, pod)
+		}
+		op = startOperator()
+		for _, pod := range pods {
+			boundNode(pod, timeout)
+		}
+
+		// Deletion: once the route is gone, no new pod is routed by it.
+		deleteRoute("down-" + id)
+		for range 5 {
+			Expect(routedTo(newPod(ns, "", nil))).To(Equal("default-scheduler "))
+		}
+	})
+})

@@ -1,0 +1,17 @@
+// Package routing decides which ProfileRoute, if any, rewrites a new pod,
+// and compiles that decision into the CEL of the MutatingAdmissionPolicy
+// kube-apiserver runs. It is the one place that knows what a route
+// selects: the ProfileRoute controller builds the policy from it, and
+// `kubectl sp route` answers "which profile would a pod get here?" with
+// the same Table.
+//
+// Layout:
+//
+//	selector.go  label selectors: validation (the field at fault), Go
+//	             matching, CEL, and whether two selectors exclude each other
+//	table.go     Build: routes and profiles in, the ordered Table of routes
+//	             in force out (refusals named per route); Table.Route
+//	policy.go    Table.Policy: the MutatingAdmissionPolicy and its binding
+//
+// The package never reads or writes the API server.
+package routing

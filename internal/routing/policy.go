@@ -1,0 +1,181 @@
+package routing
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// The policy layout: ONE MutatingAdmissionPolicy and one binding carry
+// every route in force, compiled in the Table's order into one CEL
+// expression whose first matching route wins. One object changes
+// atomically: kube-apiserver never runs half of a change (a route added
+// before the higher-priority route that should shadow it), the order of
+// routes is the order of the expression (kube-apiserver does not promise
+// an order between policies), and "in force" is one revision to probe.
+const (
+	// PolicyName is the name of the MutatingAdmissionPolicy and of its
+	// binding.
+	PolicyName = "profile-scheduler-routes"
+	// OwnerLabel marks the policies and bindings the operator owns; an
+	// operator deletes those of that label it does not keep (left by an
+	// older layout).
+	OwnerLabel = "scheduling.profilescheduler.io/owned-by"
+	// OwnerValue is the value of OwnerLabel.
+	OwnerValue = "profile-scheduler"
+	// RevisionAnnotation, on the policy, names the routes' revision; on a
+	// probe pod, the revision kube-apiserver ran.
+	RevisionAnnotation = "scheduling.profilescheduler.io/routes-revision"
+	// ProbeAnnotation marks a probe pod: a dry-run create that shows which
+	// revision of the policy kube-apiserver runs. A probe pod is never
+	// routed.
+	ProbeAnnotation = "scheduling.profilescheduler.io/routes-probe"
+)
+
+// requestedName is the CEL of the schedulerName a pod asks for.
+// Defaulting (default-scheduler for an empty schedulerName) happens when
+// kube-apiserver decodes the request, before admission; the expression
+// defaults it again so it holds for an object that reached admission
+// without it.
+const requestedName = `has(object.spec.schedulerName) && object.spec.schedulerName != "" ? object.spec.schedulerName : "default-scheduler"`
+
+const isProbe = `has(object.metadata.annotations) && ` + `"` + ProbeAnnotation + `" in object.metadata.annotations`
+
+// Policy returns the MutatingAdmissionPolicy and binding that run the
+// table inside kube-apiserver, and the revision a probe pod gets.
+//
+// Only pod CREATE is matched (schedulerName is immutable afterwards); a
+// pod is rewritten only when it asks for one of the first matching
+// route's fromSchedulerNames. failurePolicy is Ignore: an error in a
+// policy never refuses a pod. reinvocationPolicy IfNeeded runs the
+// routes again when a later mutation changed the pod (its labels): a
+// routed pod asks for the route's target by then, so it is not routed
+// twice unless a route takes pods from that name.
+func (t Table) Policy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding, string) {
+	route := t.routeExpression()
+	targets := t.targetsExpression()
+	mutation := fmt.Sprintf(`variables.route == "" ? Object{} : Object{metadata: Object.metadata{annotations: {%s: variables.route}}, spec: Object.spec{schedulerName: %s[variables.route]}}`,
+		quote(v1alpha1.RouteAnnotation), targets)
+	sum := sha256.Sum256([]byte(route + "\x00" + mutation))
+	revision := hex.EncodeToString(sum[:8])
+	probe := fmt.Sprintf(`variables.probe ? Object{metadata: Object.metadata{annotations: {%s: %s}}} : Object{}`, quote(RevisionAnnotation), quote(revision))
+
+	from := sets.New[string]()
+	for _, e := range t.Entries {
+		from.Insert(e.from...)
+	}
+	meta := metav1.ObjectMeta{
+		Name:        PolicyName,
+		Labels:      map[string]string{OwnerLabel: OwnerValue, "app.kubernetes.io/managed-by": OwnerValue},
+		Annotations: map[string]string{RevisionAnnotation: revision},
+	}
+	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
+		ObjectMeta: meta,
+		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule: admissionregistrationv1.Rule{
+							APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"},
+							Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+						},
+					},
+				}},
+			},
+			// Cheap before the routes: the pod asks for a name some route
+			// takes from, or is a probe.
+			MatchConditions: []admissionregistrationv1.MatchCondition{{
+				Name:       "routable-or-probe",
+				Expression: fmt.Sprintf("(%s) || ((%s) in %s)", isProbe, requestedName, quoteList(sets.List(from))),
+			}},
+			Variables: []admissionregistrationv1.Variable{
+				{Name: "probe", Expression: isProbe},
+				{Name: "from", Expression: requestedName},
+				{Name: "namespaceLabels", Expression: `has(namespaceObject.metadata.labels) ? namespaceObject.metadata.labels : {}`},
+				{Name: "podLabels", Expression: `has(object.metadata.labels) ? object.metadata.labels : {}`},
+				{Name: "route", Expression: route},
+			},
+			Mutations: []admissionregistrationv1.Mutation{
+				{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration, ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: probe}},
+				{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration, ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: mutation}},
+			},
+			FailurePolicy:      ptr.To(admissionregistrationv1.Ignore),
+			ReinvocationPolicy: admissionregistrationv1.IfNeededReinvocationPolicy,
+		},
+	}
+	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+		ObjectMeta: *meta.DeepCopy(),
+		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: PolicyName},
+	}
+	return policy, binding, revision
+}
+
+// routeExpression is the CEL that names the first route of the table
+// selecting the pod, or "".
+func (t Table) routeExpression() string {
+	var b strings.Builder
+	b.WriteString("variables.probe ? \"\" : ")
+	for _, e := range t.Entries {
+		fmt.Fprintf(&b, "(%s) ? %s : ", e.cel(), quote(e.Route))
+	}
+	b.WriteString(`""`)
+	return b.String()
+}
+
+// cel is the condition under which the entry selects a pod, the CEL twin
+// of Table.Route.
+func (e *Entry) cel() string {
+	terms := []string{fmt.Sprintf("variables.from in %s", quoteList(e.from))}
+	if len(e.excluded) > 0 {
+		terms = append(terms, fmt.Sprintf("!(request.namespace in %s)", quoteList(e.excluded)))
+	}
+	if !e.all {
+		terms = append(terms, e.namespace.cel("variables.namespaceLabels"))
+	}
+	if e.pod != nil && len(e.pod.reqs) > 0 {
+		terms = append(terms, e.pod.cel("variables.podLabels"))
+	}
+	return strings.Join(terms, " && ")
+}
+
+// targetsExpression is the CEL map from route name to schedulerName.
+func (t Table) targetsExpression() string {
+	pairs := make([]string, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		pairs = append(pairs, fmt.Sprintf("%s: %s", quote(e.Route), quote(e.SchedulerName)))
+	}
+	slices.Sort(pairs)
+	if len(pairs) == 0 {
+		return `{"": ""}`
+	}
+	return "{" + strings.Join(pairs, ", ") + "}"
+}
+
+// ProbePod is the pod the operator creates with dryRun=All in namespace
+// to learn which revision of the policy kube-apiserver runs (the value of
+// RevisionAnnotation it comes back with; none when no policy is in
+// force).
+func ProbePod(namespace string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:    namespace,
+			GenerateName: "profile-scheduler-routes-probe-",
+			Annotations:  map[string]string{ProbeAnnotation: "true"},
+		},
+		Spec: corev1.PodSpec{
+			AutomountServiceAccountToken: ptr.To(false),
+			Containers:                   []corev1.Container{{Name: "probe", Image: "registry.k8s.io/pause:3.10"}},
+		},
+	}
+}
