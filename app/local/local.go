@@ -37,8 +37,11 @@ func init() {
 	app.RegisterLocalMode(Start)
 }
 
-// etcdVersion is the etcd the operator's go.mod pins for local mode.
-const etcdVersion = "v3.7.3"
+// The versions of etcd and Kubernetes the operator's go.mod pins.
+const (
+	etcdVersion       = "v3.7.3"
+	kubernetesVersion = "v1.37.2"
+)
 
 // Start starts the control plane, installs the CRDs, creates nodes and
 // applies the samples. A start that fails half way stops what it started.
@@ -109,10 +112,10 @@ func missingAssets(dir string, err error) error {
 Local mode runs etcd, kube-apiserver and kubectl from --local-assets (or $KUBEBUILDER_ASSETS, else bin/k8s under the module's root).
 In the profile-scheduler repository: make envtest-assets
 In a module of your own that requires profile-scheduler (several minutes, once):
-  go get go.etcd.io/etcd/server/v3@%s
-  go build -o %[3]s/etcd go.etcd.io/etcd/server/v3
-  go build -o %[3]s/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-  go build -o %[3]s/kubectl k8s.io/kubernetes/cmd/kubectl`, err, etcdVersion, dir)
+  go get go.etcd.io/etcd/server/v3@%s k8s.io/kubernetes/cmd/kube-apiserver@%s k8s.io/kubernetes/cmd/kubectl@%[3]s
+  go build -o %[4]s/etcd go.etcd.io/etcd/server/v3
+  go build -o %[4]s/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+  go build -o %[4]s/kubectl k8s.io/kubernetes/cmd/kubectl`, err, etcdVersion, kubernetesVersion, dir)
 }
 
 // sub is fs.Sub of a directory that go:embed guarantees.

@@ -90,6 +90,7 @@ func TestLocalModeSaysHowToGetTheBinaries(t *testing.T) {
 		"make envtest-assets",
 		"go build -o " + missing + "/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver",
 		"go build -o " + missing + "/etcd go.etcd.io/etcd/server/v3",
+		"go get go.etcd.io/etcd/server/v3@v3.7.3 k8s.io/kubernetes/cmd/kube-apiserver@v1.37.2 k8s.io/kubernetes/cmd/kubectl@v1.37.2",
 	} {
 		g.Expect(err.Error()).To(ContainSubstring(want))
 	}
