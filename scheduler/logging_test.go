@@ -43,7 +43,7 @@ var _ = Describe("A plugin's logger", func() {
 		DeferCleanup(klog.ClearLogger)
 
 		registry := frameworkruntime.Registry{loggingPluginName: func(ctx context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
-			klog.FromContext(ctx).Info("plugin built")
+			klog.FromContext(ctx).Info("Plugin built")
 			return loggingPlugin{}, nil
 		}}
 		h := startScheduler(scheduler.WithOutOfTreeRegistry(registry))
@@ -61,7 +61,7 @@ var _ = Describe("A plugin's logger", func() {
 		defer mu.Unlock()
 		var built []string
 		for _, l := range lines {
-			if strings.Contains(l, `"msg"="plugin built"`) {
+			if strings.Contains(l, `"msg"="Plugin built"`) {
 				built = append(built, l)
 			}
 		}

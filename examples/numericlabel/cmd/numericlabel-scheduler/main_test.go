@@ -12,12 +12,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/component-base/metrics/legacyregistry"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -100,23 +98,8 @@ func TestScheduler(t *testing.T) {
 		return sp, cond
 	}
 	podOn := func(name, schedulerName string) string {
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-			Spec: corev1.PodSpec{
-				SchedulerName:                schedulerName,
-				AutomountServiceAccountToken: ptr.To(false),
-				Containers: []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
-				}}},
-			},
-		}
-		NewWithT(t).Expect(c.Create(ctx, pod)).To(Succeed())
-		var node string
-		NewWithT(t).Eventually(func(g Gomega) {
-			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
-			g.Expect(pod.Spec.NodeName).NotTo(BeEmpty(), "pod %s is not bound", name)
-			node = pod.Spec.NodeName
-		}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
+		node, err := testenv.CreateBound(ctx, c, testenv.PausePod(name, schedulerName, nil), timeout)
+		NewWithT(t).Expect(err).NotTo(HaveOccurred())
 		return node
 	}
 
