@@ -86,6 +86,7 @@ func maxNodes(sr *v1alpha1.SchedulingReview) int {
 func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 	out := &v1alpha1.PodReviewResult{
 		Pod:           p.Pod.Namespace + "/" + p.Pod.Name,
+		Route:         p.Pod.Annotations[v1alpha1.RouteAnnotation],
 		SelectedNode:  p.SelectedNode,
 		Message:       p.Message,
 		FeasibleNodes: int32(len(p.Feasible)),

@@ -43,6 +43,11 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 		{Plugin: "TaintToleration", Reason: "node(s) had untolerated taint(s)", Unresolvable: true, Count: 1, Nodes: []string{"t"}},
 	}))
 	g.Expect(got.Sampling).To(Equal(&v1alpha1.Sampling{NumFeasibleNodesToFind: 3, StartNode: "b"}))
+	g.Expect(got.Route).To(BeEmpty(), "a pod no route rewrote")
+
+	routed := pod.DeepCopy()
+	routed.Annotations = map[string]string{v1alpha1.RouteAnnotation: "batch"}
+	g.Expect(podResult(&scheduler.PodReview{Pod: routed}, 2).Route).To(Equal("batch"))
 }
 
 func TestRejectionGroupsAreBounded(t *testing.T) {

@@ -152,6 +152,10 @@ type SchedulingReviewStatus struct {
 type PodReviewResult struct {
 	// Pod is namespace/name (or the template's namespace/<template>).
 	Pod string `json:"pod"`
+	// Route is the ProfileRoute that gave the pod its schedulerName, as
+	// the pod's scheduling.profilescheduler.io/route annotation names it.
+	// +optional
+	Route string `json:"route,omitempty"`
 	// SelectedNode is the node the cycle would pick; empty when none fits.
 	// +optional
 	SelectedNode string `json:"selectedNode,omitempty"`

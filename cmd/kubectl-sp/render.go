@@ -33,6 +33,9 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		return fmt.Errorf("review %s/%s has no result", sr.Namespace, sr.Name)
 	}
 	fmt.Fprintf(w, "Pod:       %s\n", res.Pod)
+	if res.Route != "" {
+		fmt.Fprintf(w, "Route:     %s (ProfileRoute that gave the pod its schedulerName)\n", res.Route)
+	}
 	fmt.Fprintf(w, "Profile:   %s\n", profileLine(sr))
 	fmt.Fprintf(w, "Nodes:     %d in the snapshot, %d feasible\n", sr.Status.SnapshotNodes, res.FeasibleNodes)
 	switch {

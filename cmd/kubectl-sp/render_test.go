@@ -62,6 +62,7 @@ func TestRenderExplainUnschedulable(t *testing.T) {
 		Draft: true, SchedulerName: "draft", SnapshotNodes: 2,
 		Result: &v1alpha1.PodReviewResult{
 			Pod:        "ns/big",
+			Route:      "batch",
 			Message:    "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
 			Rejected:   []v1alpha1.RejectedNodes{{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 2, Nodes: []string{"n1", "n2"}}},
 			Preemption: &v1alpha1.PreemptionResult{Node: "n1", Victims: []string{"ns/low"}},
@@ -73,6 +74,8 @@ func TestRenderExplainUnschedulable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
+		"Pod:       ns/big",
+		"Route:     batch (ProfileRoute that gave the pod its schedulerName)",
 		"Profile:   draft (schedulerName draft)",
 		"Result:    unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
 		"Preemption: would nominate n1, evicting ns/low",
