@@ -35,18 +35,17 @@ var _ = Describe("A plugin's logger", func() {
 	It("carries its profile, generation and name, and nothing of the call that built it", func() {
 		var mu sync.Mutex
 		var lines []string
-		klog.SetLogger(funcr.New(func(prefix, args string) {
+		logger := funcr.New(func(prefix, args string) {
 			mu.Lock()
 			defer mu.Unlock()
 			lines = append(lines, args)
-		}, funcr.Options{}))
-		DeferCleanup(klog.ClearLogger)
+		}, funcr.Options{})
 
 		registry := frameworkruntime.Registry{loggingPluginName: func(ctx context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
 			klog.FromContext(ctx).Info("Plugin built")
 			return loggingPlugin{}, nil
 		}}
-		h := startScheduler(scheduler.WithOutOfTreeRegistry(registry))
+		h := startScheduler(scheduler.WithOutOfTreeRegistry(registry), scheduler.WithLogger(logger))
 		name := uniqueName("logging")
 		p := defaultProfile(name, func(c *config.KubeSchedulerProfile) {
 			c.Plugins.Filter.Enabled = append(c.Plugins.Filter.Enabled, config.Plugin{Name: loggingPluginName})

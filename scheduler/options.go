@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -30,6 +31,7 @@ type options struct {
 	clock                    clock.WithTicker
 	percentageOfNodesToScore int32
 	bindCheck                bool
+	logger                   *klog.Logger
 }
 
 func defaultOptions() options {
@@ -97,6 +99,13 @@ func WithEventBroadcaster(b events.EventBroadcaster) Option {
 // WithClock sets the clock of the queue (back-off and flushes).
 func WithClock(c clock.WithTicker) Option {
 	return func(o *options) { o.clock = c }
+}
+
+// WithLogger sets the logger the scheduler's frameworks and plugins log
+// with (with their profile, generation and plugin name); by default klog's
+// global logger.
+func WithLogger(l klog.Logger) Option {
+	return func(o *options) { o.logger = &l }
 }
 
 // WithPercentageOfNodesToScore sets the global percentage of nodes to

@@ -145,7 +145,11 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	metrics.Register()
 	registerMetricsOnControllerRuntime()
 
-	ctx, cancel := context.WithCancel(context.Background())
+	base := context.Background()
+	if o.logger != nil {
+		base = klog.NewContext(base, *o.logger)
+	}
+	ctx, cancel := context.WithCancel(base)
 	s := &Scheduler{
 		client:          client,
 		informerFactory: informerFactory,
