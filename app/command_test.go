@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/internal/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
@@ -37,15 +36,7 @@ func TestCommandSurvivesAPanickingPlugin(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cluster, err := local.Start(filepath.Join(t.TempDir(), "kubeconfig"))
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() {
-		if err := cluster.Stop(); err != nil {
-			t.Errorf("stopping the control plane: %v", err)
-		}
-	})
-	c, err := client.New(cluster.Config, client.Options{Scheme: operator.Scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	cluster, c := localtest.Start(t)
 	g.Expect(local.CreateNodes(ctx, c, local.DefaultNodes()[:2])).To(Succeed())
 
 	done := testenv.RunCommand(ctx, t, cancel, NewCommand(WithPlugin("Boom", newBoom)), cluster.Kubeconfig, timeout)

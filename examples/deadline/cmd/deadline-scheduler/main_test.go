@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/app"
 	"github.com/profile-scheduler/profile-scheduler/examples/deadline"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
+	"github.com/profile-scheduler/profile-scheduler/internal/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
@@ -36,18 +36,7 @@ func TestScheduler(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	cluster, err := local.Start(filepath.Join(t.TempDir(), "kubeconfig"))
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() {
-		if err := cluster.Stop(); err != nil {
-			t.Errorf("stopping the control plane: %v", err)
-		}
-	})
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	cluster, c := localtest.Start(t)
 
 	g.Expect(local.CreateNodes(ctx, c, []local.NodeSpec{
 		{Name: "fast", Zone: "zone-a", CPU: "8", Memory: "32Gi", Pods: "110"},

@@ -1,0 +1,35 @@
+// Package localtest starts a local control plane for a test, as the
+// example binaries' and the app command's tests run the operator against
+// one.
+package localtest
+
+import (
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/local"
+	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+)
+
+// Start starts a control plane (the project's CRDs installed) that is
+// stopped when the test ends, and returns it with an admin client on the
+// operator's scheme.
+func Start(t testing.TB) (*local.Cluster, client.Client) {
+	t.Helper()
+	cluster, err := local.Start(filepath.Join(t.TempDir(), "kubeconfig"))
+	if err != nil {
+		t.Fatalf("starting the control plane: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cluster.Stop(); err != nil {
+			t.Errorf("stopping the control plane: %v", err)
+		}
+	})
+	c, err := client.New(cluster.Config, client.Options{Scheme: operator.Scheme})
+	if err != nil {
+		t.Fatalf("client of the control plane: %v", err)
+	}
+	return cluster, c
+}
