@@ -54,6 +54,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.IntVar(&o.Parallelism, "parallelism", d.Parallelism, "Goroutines used to filter and score nodes.")
 	fs.DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", d.PodInitialBackoff, "Back-off of a pod after its first failed attempt.")
 	fs.DurationVar(&o.PodMaxBackoff, "pod-max-backoff", d.PodMaxBackoff, "Largest back-off of a pod.")
+	fs.BoolVar(&o.BindCheck, "bind-check", d.BindCheck, "Check each pod against its node just before binding it, with the pods any scheduler bound since the pod's cycle; a pod that no longer fits is scheduled again instead of overcommitting the node (see \"Running beside kube-scheduler\" in the README).")
 	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
 	fs.StringVar(&o.ExtenderSecretsNamespace, "extender-secrets-namespace", "", "The only namespace whose Secrets are read, as TLS material of ExtenderConfigs (default: the pod's namespace, $POD_NAMESPACE; \"default\" outside a cluster).")
 

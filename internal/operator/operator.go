@@ -68,6 +68,9 @@ type Options struct {
 	PodMaxBackoff     time.Duration
 	// AllowDefaultScheduler lets a profile serve default-scheduler.
 	AllowDefaultScheduler bool
+	// BindCheck checks each pod against its node just before binding it
+	// (scheduler.WithBindCheck).
+	BindCheck bool
 	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
 	OutOfTreeRegistry frameworkruntime.Registry
 	// PluginArgsValidators check the args of out-of-tree plugins, by name.
@@ -121,6 +124,7 @@ func Defaults() Options {
 		Parallelism:        16,
 		PodInitialBackoff:  time.Second,
 		PodMaxBackoff:      10 * time.Second,
+		BindCheck:          true,
 		OutOfTreeRegistry:  frameworkruntime.Registry{},
 	}
 }
@@ -156,6 +160,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		scheduler.WithEventClient(ecs),
 		scheduler.WithParallelism(o.Parallelism),
 		scheduler.WithPodBackoff(o.PodInitialBackoff, o.PodMaxBackoff),
+		scheduler.WithBindCheck(o.BindCheck),
 		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
 	)
 	if err != nil {
