@@ -325,8 +325,13 @@ func (r *Runner) createPodsAt(ctx context.Context, pods []*corev1.Pod, rate floa
 // probe creates one pod and waits until it is bound, then deletes it: the
 // scheduler is up and has synced its informers when this returns.
 func (r *Runner) probe(ctx context.Context, e *env, scheduler string) error {
+	return r.probeAs(ctx, e, scheduler, "probe")
+}
+
+// probeAs probes scheduler with a pod named name (also its step).
+func (r *Runner) probeAs(ctx context.Context, e *env, scheduler, name string) error {
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: e.ns, Labels: map[string]string{StepLabel: "probe"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns, Labels: map[string]string{StepLabel: name}},
 		Spec: corev1.PodSpec{
 			SchedulerName:                 scheduler,
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
@@ -336,10 +341,10 @@ func (r *Runner) probe(ctx context.Context, e *env, scheduler string) error {
 	if _, err := r.CP.Core.CoreV1().Pods(e.ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	if _, err := e.rec.WaitBound(ctx, "probe", 1, 2*time.Minute, 2*time.Minute); err != nil {
-		return fmt.Errorf("scheduler did not bind the probe pod: %w", err)
+	if _, err := e.rec.WaitBound(ctx, name, 1, 2*time.Minute, 2*time.Minute); err != nil {
+		return fmt.Errorf("%s did not bind the probe pod: %w", scheduler, err)
 	}
-	return r.CP.Core.CoreV1().Pods(e.ns).Delete(ctx, "probe", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	return r.CP.Core.CoreV1().Pods(e.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 }
 
 // churn recreates a node (and the step's pod and service, if it has them,

@@ -35,6 +35,8 @@ type Report struct {
 	Runs     []*harness.Run            `json:"runs"`
 	Swaps    []*harness.SwapRun        `json:"swaps,omitempty"`
 	Explains []*harness.ExplainRun     `json:"explains,omitempty"`
+	Coexists []*harness.CoexistRun     `json:"coexists,omitempty"`
+	Routes   []*harness.RoutesRun      `json:"routes,omitempty"`
 	// Agreement per case that has one (placements compared pod by pod).
 	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
 }
@@ -389,6 +391,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.writeSwap(b)
 	}
 	r.writeExplain(b)
+	r.writeRoutes(b)
+	r.writeCoexist(b)
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
 	return err

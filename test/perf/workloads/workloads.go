@@ -107,6 +107,11 @@ type Case struct {
 	Swap *Swap `json:"swap,omitempty"`
 	// Explain, when set, also measures SchedulingReviews: see Explain.
 	Explain *Explain `json:"explain,omitempty"`
+	// Coexist, when set, runs two schedulers side by side: see Coexist.
+	Coexist *Coexist `json:"coexist,omitempty"`
+	// Routes, when set, measures what ProfileRoutes cost pod creation:
+	// see Routes.
+	Routes *Routes `json:"routes,omitempty"`
 	// Agreement marks a case whose every measured pod has a unique best
 	// node by construction: its placements are compared across schedulers.
 	Agreement bool `json:"agreement,omitempty"`
@@ -361,7 +366,8 @@ func Load(fsys fs.FS) ([]*Case, error) {
 
 // order is the order cases run and appear in reports.
 var order = []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
-	"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap"}
+	"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap", "explain",
+	"routes", "coexist", "coexist-memory"}
 
 func orderOf(name string) int {
 	if i := slices.Index(order, name); i >= 0 {
@@ -630,6 +636,15 @@ func (c *Case) validate() error {
 			}
 		}
 	}
+	kinds := 0
+	for _, set := range []bool{c.Swap != nil, c.Explain != nil, c.Coexist != nil, c.Routes != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		return errors.New("at most one of swap, explain, coexist and routes")
+	}
 	if c.Swap != nil || c.Explain != nil {
 		for i, s := range c.Steps {
 			if s.CreatePods != nil && (len(s.CreatePods.Groups) > 0 || s.CreatePods.ExpectPending) {
@@ -642,6 +657,12 @@ func (c *Case) validate() error {
 			return errors.New("a swap case measures its own load: no measured createPods step")
 		}
 		return c.validateSwap(vals, d, prefix)
+	}
+	if c.Coexist != nil {
+		return c.validateCoexist(vals, d)
+	}
+	if c.Routes != nil {
+		return c.validateRoutes(vals, d)
 	}
 	if measured != 1 {
 		return fmt.Errorf("want exactly one measured createPods step, got %d", measured)

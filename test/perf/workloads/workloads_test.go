@@ -25,7 +25,8 @@ func TestLoadEmbedded(t *testing.T) {
 		}
 	}
 	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
-		"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap", "explain"}
+		"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap", "explain",
+		"routes", "coexist", "coexist-memory"}
 	if len(names) != len(want) {
 		t.Fatalf("cases = %v, want %v", names, want)
 	}

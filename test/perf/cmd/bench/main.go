@@ -293,6 +293,66 @@ func run(ctx context.Context, o options) error {
 		return run, err
 	}
 	for _, c := range cases {
+		if c.Routes != nil {
+			// Ours only, without and with routes, each run on a control
+			// plane of its own, who goes first alternating.
+			count, err := c.Routes.Count.Value(vals[c.Name])
+			if err != nil {
+				return err
+			}
+			for i := range max(1, o.repeat) {
+				order := []int{0, count}
+				if i%2 == 1 {
+					slices.Reverse(order)
+				}
+				for _, routes := range order {
+					if err := ctx.Err(); err != nil {
+						return errors.Join(append(failures, err, write())...)
+					}
+					tag := fmt.Sprintf("%s-%d-routes-%d", c.Name, routes, i+1)
+					if err := freshControlPlane(tag); err != nil {
+						return err
+					}
+					ours.SetRun(tag)
+					run, err := runner.RunRoutes(ctx, c, vals[c.Name], ours, o.schedulerName, routes, i+1)
+					rep.Routes = append(rep.Routes, run)
+					if err != nil {
+						logger.Printf("%s: %v", tag, err)
+						failures = append(failures, fmt.Errorf("%s: %w", tag, err))
+					}
+					if err := write(); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		if c.Coexist != nil {
+			// Both schedulers at once, in every setup: one control plane
+			// per run, setups in turn, repeat times.
+			for i := range max(1, o.repeat) {
+				for _, setup := range harness.CoexistSetups {
+					if err := ctx.Err(); err != nil {
+						return errors.Join(append(failures, err, write())...)
+					}
+					tag := fmt.Sprintf("%s-%s-%d", c.Name, setup, i+1)
+					if err := freshControlPlane(tag); err != nil {
+						return err
+					}
+					up.FeatureGates, ours.FeatureGates = c.FeatureGatesFlag(), c.FeatureGatesFlag()
+					run, err := coexistRun(ctx, runner, c, vals[c.Name], setup, i+1, tag, up, ours, o.schedulerName)
+					rep.Coexists = append(rep.Coexists, run)
+					if err != nil {
+						logger.Printf("%s: %v", tag, err)
+						failures = append(failures, fmt.Errorf("%s: %w", tag, err))
+					}
+					if err := write(); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
 		reps, caseModes := max(1, o.repeat), modes
 		if c.Swap != nil || c.Explain != nil {
 			reps, caseModes = 1, []harness.Mode{""}

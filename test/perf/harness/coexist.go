@@ -1,0 +1,315 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CoexistSetup is one way of running two schedulers on the same nodes. The
+// first scheduler is always upstream kube-scheduler serving
+// default-scheduler; the setups differ in the second one, which serves the
+// bench's schedulerName.
+type CoexistSetup string
+
+const (
+	// SetupTwoUpstream: a second kube-scheduler.
+	SetupTwoUpstream CoexistSetup = "two-upstream"
+	// SetupNoCheck: profile-scheduler with --bind-check=false.
+	SetupNoCheck CoexistSetup = "upstream+ours-no-check"
+	// SetupCheck: profile-scheduler as it ships (the check before binding on).
+	SetupCheck CoexistSetup = "upstream+ours"
+	// SetupRoute: profile-scheduler with a ProfileRoute that takes the
+	// namespace's default-scheduler pods to its profile: kube-scheduler
+	// gets none.
+	SetupRoute CoexistSetup = "upstream+ours-routed"
+)
+
+// CoexistSetups lists the setups in the order they run and are reported.
+var CoexistSetups = []CoexistSetup{SetupTwoUpstream, SetupNoCheck, SetupCheck, SetupRoute}
+
+// DefaultScheduler is the schedulerName the first scheduler of a coexist
+// run serves, and its pods ask for.
+const DefaultScheduler = corev1.DefaultSchedulerName
+
+// coexistRoute names the route of SetupRoute.
+const coexistRoute = "bench-coexist"
+
+// CoexistRun is one run of a coexist case in one setup.
+type CoexistRun struct {
+	Case      string       `json:"case"`
+	Setup     CoexistSetup `json:"setup"`
+	Repeat    int          `json:"repeat"`
+	Namespace string       `json:"namespace"`
+	Nodes     int          `json:"nodes"`
+	// Pods created, half asking for each scheduler.
+	Pods  int `json:"pods"`
+	Bound int `json:"bound"`
+	// BoundBy counts bound pods by the schedulerName they ended with (a
+	// routed pod's is the profile's).
+	BoundBy map[string]int `json:"boundBy"`
+	Seconds float64        `json:"seconds"`
+	Overcommit
+	Error string `json:"error,omitempty"`
+}
+
+// Overcommit is what the binds of a run did to the nodes, replayed in the
+// order the harness's pod watch delivered them (the API server's order).
+type Overcommit struct {
+	// OvercommittedNodes is how many nodes ended with more requested than
+	// allocatable.
+	OvercommittedNodes int `json:"overcommittedNodes"`
+	// PodsOver counts binds that landed on a node without room for them:
+	// pods a kubelet would reject.
+	PodsOver int `json:"podsOverCapacity"`
+	// FirstOverflowBy counts overcommitted nodes by the schedulerName of
+	// the pod whose bind first took the node over.
+	FirstOverflowBy map[string]int `json:"firstOverflowBy,omitempty"`
+}
+
+// podRequest is what one pod asks of a node.
+type podRequest struct {
+	cpu, mem int64
+	// scheduler is the pod's schedulerName.
+	scheduler string
+}
+
+// replayBinds replays binds in order on nodes (each its allocatable as a
+// podRequest: cpu, memory; pod slots in pods) and tallies the overcommit.
+// Binds of pods missing from reqs (deleted, probes) or onto nodes missing
+// from alloc are skipped.
+func replayBinds(binds []Bind, reqs map[string]podRequest, alloc map[string]podRequest, slots map[string]int64) Overcommit {
+	type use struct {
+		cpu, mem, pods int64
+		over           bool
+	}
+	used := map[string]*use{}
+	out := Overcommit{FirstOverflowBy: map[string]int{}}
+	for _, b := range binds {
+		req, ok := reqs[b.Pod]
+		a, known := alloc[b.Node]
+		if !ok || !known {
+			continue
+		}
+		u := used[b.Node]
+		if u == nil {
+			u = &use{}
+			used[b.Node] = u
+		}
+		u.cpu, u.mem, u.pods = u.cpu+req.cpu, u.mem+req.mem, u.pods+1
+		if u.cpu > a.cpu || u.mem > a.mem || u.pods > slots[b.Node] {
+			out.PodsOver++
+			if !u.over {
+				u.over = true
+				out.OvercommittedNodes++
+				out.FirstOverflowBy[req.scheduler]++
+			}
+		}
+	}
+	return out
+}
+
+// RunCoexist runs case c in one setup: its nodes, then first (serving
+// DefaultScheduler) and second (serving schedulerName) started side by
+// side, then the case's pods for both, interleaved. second is ours for
+// every setup but SetupTwoUpstream.
+func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[string]int, setup CoexistSetup, repeat int, first, second Scheduler, schedulerName string) (run *CoexistRun, err error) {
+	run = &CoexistRun{Case: c.Name, Setup: setup, Repeat: repeat}
+	defer func() {
+		if err != nil {
+			run.Error = err.Error()
+		}
+	}()
+	x := c.Coexist
+	n, err := x.PodsEach.Value(vals)
+	if err != nil {
+		return run, err
+	}
+	settleSec, err := x.SettleSeconds.Value(vals)
+	if err != nil {
+		return run, err
+	}
+	timeoutSec, err := c.TimeoutSeconds.Value(vals)
+	if err != nil {
+		return run, err
+	}
+	e, err := r.prepare(ctx, c, string(setup))
+	defer r.cleanup(e)
+	if err != nil {
+		return run, err
+	}
+	run.Namespace = e.ns
+	for i, step := range c.Steps {
+		if err := r.createNodes(ctx, c, e, step.CreateNodes, vals); err != nil {
+			return run, fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	run.Nodes = len(e.nodes)
+
+	for _, s := range []struct {
+		sched Scheduler
+		name  string
+	}{{first, DefaultScheduler}, {second, schedulerName}} {
+		prof, err := workloads.SchedulerProfile(c.Profile, s.name)
+		if err != nil {
+			return run, err
+		}
+		if err := s.sched.Start(ctx, prof); err != nil {
+			return run, fmt.Errorf("starting %s for %s: %w", s.sched.Name(), s.name, err)
+		}
+		defer s.sched.Stop(context.Background())
+	}
+	if setup == SetupRoute {
+		if err := r.route(ctx, e.ns, schedulerName); err != nil {
+			return run, err
+		}
+		defer func() {
+			_ = r.CP.Client.Delete(context.Background(), &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: coexistRoute}})
+		}()
+	}
+	for _, name := range []string{DefaultScheduler, schedulerName} {
+		if err := r.probeAs(ctx, e, name, "probe-"+name); err != nil {
+			return run, err
+		}
+	}
+
+	a, err := renderPods(c, x.PodTemplate, "a", 0, n, e.ns, DefaultScheduler, vals)
+	if err != nil {
+		return run, err
+	}
+	b, err := renderPods(c, x.PodTemplate, "b", 0, n, e.ns, schedulerName, vals)
+	if err != nil {
+		return run, err
+	}
+	pods := make([]*corev1.Pod, 0, 2*n)
+	for i := range n {
+		pods = append(pods, a[i], b[i])
+	}
+	r.logf("%s/%s: %d nodes, %d pods for each scheduler, interleaved", c.Name, setup, run.Nodes, n)
+	t0 := time.Now()
+	if err := r.createPods(ctx, pods); err != nil {
+		return run, err
+	}
+	timeout := time.Duration(timeoutSec) * time.Second
+	for _, step := range []string{"a", "b"} {
+		if err := e.rec.WaitSeen(ctx, step, n, timeout); err != nil {
+			return run, err
+		}
+	}
+	if err := r.settle(ctx, e, 2*n, time.Duration(settleSec)*time.Second, timeout); err != nil {
+		return run, err
+	}
+	run.Seconds = time.Since(t0).Seconds()
+	run.Pods = len(pods)
+	return run, r.tallyCoexist(ctx, e, run)
+}
+
+// route creates the ProfileRoute of SetupRoute, which takes ns's
+// default-scheduler pods to the profile serving schedulerName, and waits
+// until it is in force.
+func (r *Runner) route(ctx context.Context, ns, schedulerName string) error {
+	route := &v1alpha1.ProfileRoute{
+		ObjectMeta: metav1.ObjectMeta{Name: coexistRoute},
+		Spec: v1alpha1.ProfileRouteSpec{
+			Profile:           schedulerName,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+		},
+	}
+	if err := r.CP.Client.Create(ctx, route); err != nil {
+		return fmt.Errorf("creating the route: %w", err)
+	}
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := r.CP.Client.Get(ctx, client.ObjectKey{Name: coexistRoute}, route); err != nil {
+			return false, nil
+		}
+		c := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionReady)
+		if c != nil {
+			last = c.Reason + ": " + c.Message
+		}
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == route.Generation, nil
+	})
+	if err != nil {
+		return fmt.Errorf("route %s not in force (%s): %w", coexistRoute, last, err)
+	}
+	return nil
+}
+
+// settle waits until total pods are bound, or no bind came for settle,
+// or timeout passed.
+func (r *Runner) settle(ctx context.Context, e *env, total int, settle, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	last, changed := -1, time.Now()
+	for {
+		n := e.rec.Bound("a") + e.rec.Bound("b")
+		if n != last {
+			last, changed = n, time.Now()
+		}
+		if n >= total || time.Since(changed) >= settle || time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// tallyCoexist counts the run's binds and replays them on the nodes.
+func (r *Runner) tallyCoexist(ctx context.Context, e *env, run *CoexistRun) error {
+	list, err := r.CP.Core.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	reqs := map[string]podRequest{}
+	run.BoundBy = map[string]int{}
+	for _, p := range list.Items {
+		step := p.Labels[StepLabel]
+		if step != "a" && step != "b" {
+			continue
+		}
+		var req podRequest
+		for _, ctr := range p.Spec.Containers {
+			req.cpu += ctr.Resources.Requests.Cpu().MilliValue()
+			req.mem += ctr.Resources.Requests.Memory().Value()
+		}
+		req.scheduler = p.Spec.SchedulerName
+		reqs[p.Name] = req
+		if p.Spec.NodeName != "" {
+			run.Bound++
+			run.BoundBy[p.Spec.SchedulerName]++
+		}
+	}
+	nodes, err := r.CP.Core.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: BenchLabel})
+	if err != nil {
+		return err
+	}
+	alloc, slots := map[string]podRequest{}, map[string]int64{}
+	for _, n := range nodes.Items {
+		a := n.Status.Allocatable
+		alloc[n.Name] = podRequest{cpu: a.Cpu().MilliValue(), mem: a.Memory().Value()}
+		slots[n.Name] = a.Pods().Value()
+	}
+	run.Overcommit = replayBinds(e.rec.Binds(), reqs, alloc, slots)
+	// The replay sees the binds in the watch's order; the nodes' final
+	// state must agree with it.
+	over, err := r.overcommitted(ctx)
+	if err != nil {
+		return err
+	}
+	if len(over) != run.OvercommittedNodes {
+		return fmt.Errorf("the watch's binds overcommit %d nodes, the API server's pods %d", run.OvercommittedNodes, len(over))
+	}
+	r.logf("%s/%s: %d of %d pods bound %v; %d nodes overcommitted, %d pods over capacity, first overflow by %v",
+		run.Case, run.Setup, run.Bound, run.Pods, run.BoundBy, run.OvercommittedNodes, run.Overcommit.PodsOver, run.Overcommit.FirstOverflowBy)
+	return nil
+}

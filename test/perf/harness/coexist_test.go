@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReplayBinds(t *testing.T) {
+	alloc := map[string]podRequest{"n1": {cpu: 1000, mem: 1 << 30}, "n2": {cpu: 1000, mem: 1 << 30}}
+	slots := map[string]int64{"n1": 110, "n2": 2}
+	reqs := map[string]podRequest{
+		"a0": {cpu: 500, scheduler: "default-scheduler"},
+		"b0": {cpu: 500, scheduler: "bench"},
+		"a1": {cpu: 500, scheduler: "default-scheduler"},
+		"b1": {cpu: 500, scheduler: "bench"},
+		"a2": {cpu: 100, scheduler: "default-scheduler"},
+		"b2": {cpu: 100, scheduler: "bench"},
+		"b3": {cpu: 100, scheduler: "bench"},
+	}
+	binds := []Bind{
+		{Pod: "a0", Node: "n1"},
+		{Pod: "probe", Node: "n1"}, // not a pod of the run
+		{Pod: "b0", Node: "n1"},
+		{Pod: "b1", Node: "n1"}, // 1500m of 1000m: b1 takes n1 over
+		{Pod: "a1", Node: "n1"}, // over capacity too, not the first
+		{Pod: "a2", Node: "n2"},
+		{Pod: "b2", Node: "n2"},
+		{Pod: "b3", Node: "n2"},   // the third pod on a node of 2 slots
+		{Pod: "a0", Node: "gone"}, // a node of another run
+	}
+	got := replayBinds(binds, reqs, alloc, slots)
+	want := Overcommit{OvercommittedNodes: 2, PodsOver: 3, FirstOverflowBy: map[string]int{"bench": 2}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("replayBinds (-want +got):\n%s", d)
+	}
+
+	// Within allocatable everywhere: nothing over.
+	got = replayBinds(binds[:3], reqs, alloc, slots)
+	if got.OvercommittedNodes != 0 || got.PodsOver != 0 || len(got.FirstOverflowBy) != 0 {
+		t.Errorf("replayBinds of binds within allocatable = %+v", got)
+	}
+}
+
+func TestAdmissionQuantilesFrom(t *testing.T) {
+	raw := []byte(`# HELP apiserver_admission_step_admission_duration_seconds_summary [ALPHA] Admission sub-step latency summary in seconds.
+# TYPE apiserver_admission_step_admission_duration_seconds_summary summary
+apiserver_admission_step_admission_duration_seconds_summary{operation="CREATE",rejected="false",type="admit",quantile="0.5"} 0.0004
+apiserver_admission_step_admission_duration_seconds_summary{operation="CREATE",rejected="false",type="admit",quantile="0.9"} 0.0009
+apiserver_admission_step_admission_duration_seconds_summary{operation="CREATE",rejected="false",type="admit",quantile="0.99"} 0.0031
+apiserver_admission_step_admission_duration_seconds_summary_sum{operation="CREATE",rejected="false",type="admit"} 1.2
+apiserver_admission_step_admission_duration_seconds_summary_count{operation="CREATE",rejected="false",type="admit"} 3000
+apiserver_admission_step_admission_duration_seconds_summary{operation="CREATE",rejected="false",type="validate",quantile="0.5"} 0.5
+apiserver_admission_step_admission_duration_seconds_summary_sum{operation="CREATE",rejected="false",type="validate"} 1
+apiserver_admission_step_admission_duration_seconds_summary_count{operation="CREATE",rejected="false",type="validate"} 2
+`)
+	got, err := admissionQuantilesFrom(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := AdmissionQuantiles{P50: 0.4, P90: 0.9, P99: 3.1}
+	if d := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })); d != "" {
+		t.Errorf("admissionQuantilesFrom (-want +got):\n%s", d)
+	}
+	if _, err := admissionQuantilesFrom([]byte("# nothing\n")); err == nil {
+		t.Error("admissionQuantilesFrom of metrics without the summary: no error")
+	}
+}

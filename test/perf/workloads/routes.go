@@ -1,0 +1,43 @@
+package workloads
+
+import (
+	"fmt"
+)
+
+// Routes makes a case measure what ProfileRoutes cost pod creation
+// (profile-scheduler only: upstream has no routes). With the operator
+// running and no nodes (nothing binds, so creation alone is measured),
+// Pods pods of PodTemplate asking for default-scheduler are created as
+// fast as the API server takes them, spread over as many namespaces as
+// there are routes, once with no route and once with Count routes in
+// force (route i selects namespace i and takes its pods to the case's
+// profile), in pairs made back to back, who goes first alternating.
+type Routes struct {
+	// Count is how many routes are in force in the "with" runs.
+	Count Count `json:"count"`
+	// Pods is how many pods each run creates.
+	Pods Count `json:"pods"`
+	// PodTemplate is the pod created; the harness sets its schedulerName
+	// to default-scheduler.
+	PodTemplate string `json:"podTemplate"`
+}
+
+func (c *Case) validateRoutes(vals map[string]int, d TemplateData) error {
+	x := c.Routes
+	for name, n := range map[string]Count{"count": x.Count, "pods": x.Pods} {
+		v, err := n.Value(vals)
+		if err != nil {
+			return fmt.Errorf("routes.%s: %w", name, err)
+		}
+		if v <= 0 {
+			return fmt.Errorf("routes.%s must be positive, got %d", name, v)
+		}
+	}
+	if len(c.Steps) > 0 {
+		return fmt.Errorf("a routes case has no steps (it creates its pods, on no node), got %d", len(c.Steps))
+	}
+	if _, err := c.Pod(x.PodTemplate, d); err != nil {
+		return fmt.Errorf("routes: podTemplate: %w", err)
+	}
+	return nil
+}
