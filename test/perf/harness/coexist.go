@@ -17,20 +17,20 @@ import (
 // CoexistSetup is one way of running two schedulers on the same nodes. The
 // first scheduler is always upstream kube-scheduler serving
 // default-scheduler; the setups differ in the second one, which serves the
-// bench's schedulerName.
+// bench's schedulerName. Setups name namespaces and files: DNS labels.
 type CoexistSetup string
 
 const (
 	// SetupTwoUpstream: a second kube-scheduler.
 	SetupTwoUpstream CoexistSetup = "two-upstream"
 	// SetupNoCheck: profile-scheduler with --bind-check=false.
-	SetupNoCheck CoexistSetup = "upstream+ours-no-check"
+	SetupNoCheck CoexistSetup = "ours-no-check"
 	// SetupCheck: profile-scheduler as it ships (the check before binding on).
-	SetupCheck CoexistSetup = "upstream+ours"
+	SetupCheck CoexistSetup = "ours"
 	// SetupRoute: profile-scheduler with a ProfileRoute that takes the
 	// namespace's default-scheduler pods to its profile: kube-scheduler
 	// gets none.
-	SetupRoute CoexistSetup = "upstream+ours-routed"
+	SetupRoute CoexistSetup = "ours-routed"
 )
 
 // CoexistSetups lists the setups in the order they run and are reported.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -56,10 +57,10 @@ type AdmissionQuantiles struct {
 const routeLabel = "bench.profilescheduler.io/route"
 
 // RunRoutes runs case c on sched (ours) with routes routes in force: one
-// namespace per route (at least one), each selected by its route, and the
-// case's pods spread over them round robin, created as fast as the
-// runner's workers can. No node exists: nothing binds, creation alone is
-// measured.
+// namespace per route, each selected by its route, and the case's pods
+// spread over them round robin, created as fast as the runner's workers
+// can while the operator is stopped. No node exists: nothing binds,
+// creation alone is measured.
 func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, routes, repeat int) (run *RoutesRun, err error) {
 	run = &RoutesRun{Case: c.Name, Repeat: repeat, Routes: routes}
 	defer func() {
@@ -114,6 +115,16 @@ func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[stri
 	if err := r.waitRoutesInForce(ctx, routes); err != nil {
 		return run, err
 	}
+
+	// Routes work with the operator stopped, and it is stopped while the
+	// pods are created (SIGSTOP): a routed pod is not scheduled then (it
+	// would be, unschedulable on no node, with a status write and an
+	// event each, where an unrouted one waits for a kube-scheduler that
+	// does not run), so both runs cost kube-apiserver the creates alone.
+	if err := syscall.Kill(sched.PID(), syscall.SIGSTOP); err != nil {
+		return run, fmt.Errorf("stopping the operator: %w", err)
+	}
+	defer func() { _ = syscall.Kill(sched.PID(), syscall.SIGCONT) }()
 
 	pods := make([]*corev1.Pod, n)
 	for i := range pods {
