@@ -35,7 +35,7 @@ KUBE_SCHEDULER_STAMP := $(LOCALBIN)/.kube-scheduler-$(K8S_VERSION)
 
 .PHONY: bench
 bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDULERS)),build) ## Benchmark profile-scheduler against kube-scheduler (BENCH_SCALE=small: quick; scale: 5000 nodes).
-	$(GO) build -o $(BENCH_BIN) ./test/perf/cmd/bench
+	$(GO) build -C test -o $(BENCH_BIN) ./perf/cmd/bench
 	KUBEBUILDER_ASSETS=$(K8SBIN) BENCH_SCALE="$(BENCH_SCALE)" BENCH_CASES="$(BENCH_CASES)" \
 	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_MODES="$(BENCH_MODES)" \
 	  $(BENCH_BIN) -out $(BENCH_OUT) -kube-scheduler $(KUBE_SCHEDULER) -profile-scheduler $(LOCALBIN)/profile-scheduler $(BENCH_FLAGS)
@@ -45,17 +45,17 @@ bench-small: ## Quick benchmark run (BENCH_SCALE=small).
 	$(MAKE) bench BENCH_SCALE=small BENCH_REPEAT=1
 
 .PHONY: bench-kube-scheduler
-bench-kube-scheduler: $(KUBE_SCHEDULER_STAMP) ## Build upstream kube-scheduler (the go.mod version) into bin/.
+bench-kube-scheduler: $(KUBE_SCHEDULER_STAMP) ## Build upstream kube-scheduler (a tool of test/go.mod) into bin/.
 
 $(KUBE_SCHEDULER_STAMP):
 	@mkdir -p $(LOCALBIN)
 	@echo ">> building kube-scheduler $(K8S_VERSION) into $(KUBE_SCHEDULER)"
-	$(GO) build -o $(KUBE_SCHEDULER) k8s.io/kubernetes/cmd/kube-scheduler
+	$(GO) build -C test -o $(KUBE_SCHEDULER) k8s.io/kubernetes/cmd/kube-scheduler
 	@rm -f $(LOCALBIN)/.kube-scheduler-*
 	@touch $@
 
 .PHONY: test-perf
 test-perf: ## Unit tests of the benchmark's pure parts (statistics, workloads).
-	$(GO) test ./test/perf/...
+	$(GO) test -C test ./perf/...
 
 .DEFAULT_GOAL := $(_bench_default_goal)

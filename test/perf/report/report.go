@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 )
 
 // Report is everything one benchmark run measured.

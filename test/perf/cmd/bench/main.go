@@ -17,10 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/report"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 )
 
