@@ -28,7 +28,7 @@
 //	explain.go          RunExplain: SchedulingReview latency and the throughput pair
 //	reviewwatch.go      the watch that times SchedulingReviews
 //	gang.go             PodGroups of a step, and what each run left of them
-//	perf.go             CPU profiles (Linux perf) and heap profiles of a measured step
+//	trace.go            -trace: CPU profiles (Linux perf), heap profiles, GC traces
 //	schedulers.go       the Scheduler interface and Settings both schedulers get
 //	kubescheduler.go    upstream kube-scheduler from a configuration file
 //	profilescheduler.go profile-scheduler serving the profile as a SchedulerProfile
@@ -38,5 +38,5 @@
 //	recorder.go         the pod watch: creation, bind and deletion times per step
 //
 // A new case gets a Run* method of its own in a file of its own, and a
-// branch in the bench command's runOne (test/perf/cmd/bench/main.go).
+// branch in the bench command's runOne (test/perf/cmd/bench/run.go).
 package harness

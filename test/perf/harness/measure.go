@@ -30,17 +30,9 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		}
 	}
 	run.MeasuredPods = len(pods)
-	if r.Profile {
-		stop, err := startPerf(r.Dir, fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name()), sched.PID())
-		if err != nil {
-			r.logf("perf: %v", err)
-		} else {
-			defer func() {
-				if err := stop(); err != nil {
-					r.logf("perf: %v", err)
-				}
-			}()
-		}
+	name := fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name())
+	if r.Trace.CPU {
+		defer r.cpuProfile(name, sched.PID())()
 	}
 	cpu0 := sched.Usage().CPUSeconds
 	procs, procErr := r.CP.Processes()
@@ -96,10 +88,8 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		run.APIServerCPUSeconds, run.EtcdCPUSeconds = api-api0, etcd-etcd0
 	}
 	run.PeakSockets = stopSockets()
-	if r.HeapProfile {
-		if err := saveHeapProfile(ctx, r.Dir, fmt.Sprintf("%s-%s-%d-%s", c.Name, run.Mode, run.Repeat, sched.Name()), sched.PprofURL()); err != nil {
-			r.logf("heap profile: %v", err)
-		}
+	if r.Trace.Heap {
+		r.heapProfile(ctx, name, sched.PprofURL())
 	}
 	if stopBeside != nil {
 		stopBeside()
@@ -112,8 +102,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	if run.Mode == ModeLatency {
 		run.StallSeconds = stallSeconds(st.SeenTimes, t0)
 		if r.Dir != "" {
-			name := fmt.Sprintf("%s-%s-%d-%s.latencies.csv", c.Name, run.Mode, run.Repeat, sched.Name())
-			if err := writeLatencies(filepath.Join(r.Dir, name), t0, st); err != nil {
+			if err := writeLatencies(filepath.Join(r.Dir, name+".latencies.csv"), t0, st); err != nil {
 				r.logf("%s: %v", run, err)
 			}
 		}

@@ -39,6 +39,27 @@ type Run struct {
 	CPUSeconds      float64 `json:"cpuSeconds"`
 	TotalCPUSeconds float64 `json:"totalCPUSeconds"`
 	PeakRSSBytes    int64   `json:"peakRSSBytes"`
+	// Signals tell a result from what the machine or the control plane
+	// did to the run.
+	Signals
+	// Preempted counts pods of earlier steps deleted during the measured step.
+	Preempted int `json:"preempted,omitempty"`
+	// DoubleBound counts pods seen on two nodes; Overcommitted lists nodes
+	// whose bound pods ask for more than they have.
+	DoubleBound   int      `json:"doubleBound"`
+	Overcommitted []string `json:"overcommitted,omitempty"`
+	// Placement of the measured pods (cases with agreement only).
+	Placement map[string]string `json:"placement,omitempty"`
+	// Gang is what the run measured of its PodGroups (cases with groups).
+	Gang  *GangRun `json:"gang,omitempty"`
+	Error string   `json:"error,omitempty"`
+}
+
+// Signals are what a run's figures are read beside: what serving the run
+// cost the control plane, and what would have bent its figures whatever the
+// scheduler did. The report notes them under the case (JSON: fields of the
+// run).
+type Signals struct {
 	// APIServerCPUSeconds and EtcdCPUSeconds are kube-apiserver's and
 	// etcd's CPU time over the measured step (from the resume in a
 	// throughput run; a latency run's include creating the pods): what
@@ -58,17 +79,6 @@ type Run struct {
 	// API server, etcd or the machine stalled, whatever the scheduler did,
 	// and the run's latency tail reflects it.
 	StallSeconds int `json:"stallSeconds,omitempty"`
-	// Preempted counts pods of earlier steps deleted during the measured step.
-	Preempted int `json:"preempted,omitempty"`
-	// DoubleBound counts pods seen on two nodes; Overcommitted lists nodes
-	// whose bound pods ask for more than they have.
-	DoubleBound   int      `json:"doubleBound"`
-	Overcommitted []string `json:"overcommitted,omitempty"`
-	// Placement of the measured pods (cases with agreement only).
-	Placement map[string]string `json:"placement,omitempty"`
-	// Gang is what the run measured of its PodGroups (cases with groups).
-	Gang  *GangRun `json:"gang,omitempty"`
-	Error string   `json:"error,omitempty"`
 }
 
 // String names the run in logs: case/mode/scheduler.

@@ -31,14 +31,11 @@ type Runner struct {
 	Stall time.Duration
 	// Log receives progress lines.
 	Log *log.Logger
-	// Profile, when set, records a CPU profile of the scheduler process
-	// with Linux perf during each measured step into Dir.
-	Profile bool
-	// HeapProfile, when set, saves the scheduler's heap profile
-	// (/debug/pprof/heap) at the end of each measured step into Dir; the
-	// schedulers must have been started with their pprof endpoints.
-	HeapProfile bool
-	Dir         string
+	// Trace is what each measured step records beside its figures, into
+	// Dir.
+	Trace Trace
+	// Dir is the results directory: traces and latency CSVs go there.
+	Dir string
 
 	seq int
 	// beside, when set, is started with the measured step (at the resume,

@@ -4,9 +4,14 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 )
+
+// MinStep is how long a measured step should last for its 1 s throughput
+// windows to be steady: the bench command's Report.MinStepSeconds.
+const MinStep = 10 * time.Second
 
 // shortSteps notes the runs of case c whose measured step (resume or first
 // create to last bind) lasted less than MinStepSeconds: too few 1 s windows
