@@ -17,6 +17,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// measure creates the measured step's pods in the run's mode and waits for
+// their binds, filling the run's figures: throughput, latency, the
+// scheduler's and the control plane's CPU, peak sockets, stalls,
+// preemptions and overcommitted nodes. Traces (r.Trace) are taken here.
 func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Run, sched Scheduler, step string, pods []*corev1.Pod, timeout time.Duration) error {
 	if run.Rate > 0 {
 		r.logf("%s: measuring %d pods created at %.0f/s", run, len(pods), run.Rate)

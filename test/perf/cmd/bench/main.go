@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 )
@@ -76,6 +79,9 @@ func main() {
 	if env := os.Getenv("BENCH_SET"); env != "" {
 		o.set = append(o.set, strings.Fields(env)...)
 	}
+	// envtest's clients log through controller-runtime; the harness logs
+	// through its own logger, and the processes' output goes to their logs.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
 	stop()
