@@ -37,7 +37,7 @@ KUBE_SCHEDULER_STAMP := $(LOCALBIN)/.kube-scheduler-$(K8S_VERSION)
 
 .PHONY: bench
 bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDULERS)),build) ## Benchmark profile-scheduler against kube-scheduler (BENCH_SCALE=small: quick; scale: 5000 nodes).
-	$(GO) build -C test -o $(BENCH_BIN) ./perf/cmd/bench
+	$(GO) build -C $(TEST_MODULE) -o $(BENCH_BIN) ./perf/cmd/bench
 	KUBEBUILDER_ASSETS=$(K8SBIN) BENCH_SCALE="$(BENCH_SCALE)" BENCH_CASES="$(BENCH_CASES)" \
 	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_MODES="$(BENCH_MODES)" BENCH_TRACE="$(BENCH_TRACE)" \
 	  $(BENCH_BIN) -out $(BENCH_OUT) -kube-scheduler $(KUBE_SCHEDULER) -profile-scheduler $(LOCALBIN)/profile-scheduler $(BENCH_FLAGS)
@@ -52,12 +52,12 @@ bench-kube-scheduler: $(KUBE_SCHEDULER_STAMP) ## Build upstream kube-scheduler (
 $(KUBE_SCHEDULER_STAMP):
 	@mkdir -p $(LOCALBIN)
 	@echo ">> building kube-scheduler $(K8S_VERSION) into $(KUBE_SCHEDULER)"
-	$(GO) build -C test -o $(KUBE_SCHEDULER) k8s.io/kubernetes/cmd/kube-scheduler
+	$(GO) build -C $(TEST_MODULE) -o $(KUBE_SCHEDULER) k8s.io/kubernetes/cmd/kube-scheduler
 	@rm -f $(LOCALBIN)/.kube-scheduler-*
 	@touch $@
 
 .PHONY: test-perf
 test-perf: ## Unit tests of the benchmark's pure parts (statistics, workloads).
-	$(GO) test -C test ./perf/...
+	$(GO) test -C $(TEST_MODULE) ./perf/...
 
 .DEFAULT_GOAL := $(_bench_default_goal)

@@ -29,10 +29,10 @@ const (
 // tool is a command-line tool built from a Go module that the test module
 // (test/go.mod) pins.
 type tool struct {
-	name    string                               // binary name under bin/
-	env     string                               // variable that overrides the path
-	pkg     string                               // Go package to build
-	ldflags func(modRoot string) (string, error) // modRoot: the test module
+	name    string // binary name under bin/
+	env     string // variable that overrides the path
+	pkg     string // Go package to build
+	ldflags func(modRoot string) (string, error)
 
 	once sync.Once
 	path string
