@@ -38,6 +38,9 @@ type bench struct {
 
 	cp    *harness.ControlPlane
 	cpOut []*os.File
+	// failures are the runs that could not measure something; the bench
+	// goes on and returns them at the end.
+	failures []error
 }
 
 // run returns an error when the harness could not measure something; a
@@ -164,9 +167,8 @@ func run(ctx context.Context, o options) error {
 	b.byName = map[string]harness.Scheduler{harness.Upstream: b.up, harness.Ours: b.ours}
 	defer b.stopControlPlane()
 
-	var failures []error
 	for _, c := range cases {
-		if err := b.runCase(ctx, c, scheds, modes, &failures); err != nil {
+		if err := b.runCase(ctx, c, scheds, modes); err != nil {
 			return err
 		}
 	}
@@ -179,13 +181,13 @@ func run(ctx context.Context, o options) error {
 		fmt.Print(string(md))
 	}
 	logger.Printf("report: %s", filepath.Join(dir, "report.md"))
-	return errors.Join(failures...)
+	return errors.Join(b.failures...)
 }
 
 // runCase makes every run of c: each repeat and mode on each scheduler,
 // order alternating, and the placement agreement of the pairs. A run that
-// fails is logged and added to failures; an error returned ends the bench.
-func (b *bench) runCase(ctx context.Context, c *workloads.Case, scheds []string, modes []harness.Mode, failures *[]error) error {
+// fails is logged and added to b.failures; an error returned ends the bench.
+func (b *bench) runCase(ctx context.Context, c *workloads.Case, scheds []string, modes []harness.Mode) error {
 	reps, caseModes := max(1, b.o.repeat), modes
 	if c.Swap != nil || c.Explain != nil {
 		reps, caseModes = 1, []harness.Mode{""}
@@ -213,13 +215,13 @@ func (b *bench) runCase(ctx context.Context, c *workloads.Case, scheds []string,
 					continue
 				}
 				if err := ctx.Err(); err != nil {
-					return errors.Join(append(*failures, err, b.write())...)
+					return errors.Join(append(b.failures, err, b.write())...)
 				}
 				run, err := b.runOne(ctx, c, s, tag, mode, i+1)
 				if err != nil {
 					b.logger.Printf("%s/%s: %v", tag, s, err)
 					if inc := (*harness.IncompleteError)(nil); !errors.As(err, &inc) {
-						*failures = append(*failures, fmt.Errorf("%s/%s: %w", tag, s, err))
+						b.failures = append(b.failures, fmt.Errorf("%s/%s: %w", tag, s, err))
 					}
 				}
 				if run != nil {
