@@ -9,6 +9,11 @@ K8SBIN      ?= $(LOCALBIN)/k8s
 GO          ?= go
 GOTEST_FLAGS ?= -timeout 25m
 TEST_PKGS   ?= ./...
+# The test tooling is a module of its own (test/go.mod, as cluster-api keeps
+# it): its suites and benchmarks, and their dependencies (helm, kustomize,
+# plotting, upstream kube-scheduler), stay out of the operator's go.mod.
+TEST_MODULE ?= test
+TEST_MODULE_PKGS ?= ./...
 
 # Versions of the control-plane binaries built from Go modules (go.mod pins them).
 K8S_VERSION  := $(shell $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
@@ -42,14 +47,17 @@ generate: ## Generate deepcopy code.
 .PHONY: fmt
 fmt:
 	$(GO) fmt ./...
+	$(GO) fmt -C $(TEST_MODULE) ./...
 
 .PHONY: vet
 vet:
 	$(GO) vet ./...
+	$(GO) vet -C $(TEST_MODULE) ./...
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on the whole module.
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml) on the operator's module and the test module.
 	$(GOLANGCI_LINT) run ./...
+	cd $(TEST_MODULE) && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...
 
 $(GOLANGCI_LINT):
 	@mkdir -p $(LOCALBIN)
@@ -57,7 +65,7 @@ $(GOLANGCI_LINT):
 
 # MODULES are the Go modules of the repository; each go.mod and go.sum must be
 # what `go mod tidy` writes.
-MODULES := . hack/tools
+MODULES := . $(TEST_MODULE) hack/tools
 
 .PHONY: tidy
 tidy: ## Run go mod tidy in every module.
@@ -94,8 +102,9 @@ $(ENVTEST_STAMP):
 ##@ Test
 
 .PHONY: test
-test: envtest-assets ## Run every test: unit and envtest suites, then the scheduler's under the race detector.
+test: envtest-assets ## Run every test: the operator's module, then the test module's suites (test/), then the scheduler's under the race detector.
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test $(GOTEST_FLAGS) $(TEST_PKGS)
+	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -C $(TEST_MODULE) $(GOTEST_FLAGS) $(TEST_MODULE_PKGS)
 	$(MAKE) --no-print-directory test-race
 
 # A count of executions, not a duration: with a duration, Go 1.26's fuzzing

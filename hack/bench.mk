@@ -12,7 +12,8 @@
 #   make bench BENCH_REPEAT=1           one run per case (the default is 3: medians)
 #   make bench BENCH_MODES=throughput   only the throughput runs (or latency)
 #   make bench BENCH_FLAGS="-qps 2000 -burst 2000"
-#   make bench BENCH_FLAGS=-gctrace     GC traces of the schedulers, kube-apiserver and etcd
+#   make bench BENCH_TRACE=cpu,heap,gc  an investigation's traces: perf CPU and heap profiles of the
+#                                       schedulers, GC traces of them, kube-apiserver and etcd
 #
 # Results go to bench/results/<timestamp>/ (report.md, report.json,
 # swap.svg, logs of every scheduler process).
@@ -28,6 +29,7 @@ BENCH_OURS_ARGS  ?=
 BENCH_REPEAT     ?= 3
 BENCH_MODES      ?=
 BENCH_OUT        ?= bench/results
+BENCH_TRACE      ?=
 BENCH_FLAGS      ?=
 BENCH_BIN        ?= $(LOCALBIN)/perf-bench
 KUBE_SCHEDULER   ?= $(LOCALBIN)/kube-scheduler
@@ -35,9 +37,9 @@ KUBE_SCHEDULER_STAMP := $(LOCALBIN)/.kube-scheduler-$(K8S_VERSION)
 
 .PHONY: bench
 bench: envtest-assets bench-kube-scheduler $(if $(findstring ours,$(BENCH_SCHEDULERS)),build) ## Benchmark profile-scheduler against kube-scheduler (BENCH_SCALE=small: quick; scale: 5000 nodes).
-	$(GO) build -o $(BENCH_BIN) ./test/perf/cmd/bench
+	$(GO) build -C $(TEST_MODULE) -o $(BENCH_BIN) ./perf/cmd/bench
 	KUBEBUILDER_ASSETS=$(K8SBIN) BENCH_SCALE="$(BENCH_SCALE)" BENCH_CASES="$(BENCH_CASES)" \
-	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_MODES="$(BENCH_MODES)" \
+	  BENCH_SCHEDULERS="$(BENCH_SCHEDULERS)" BENCH_SET="$(BENCH_SET)" BENCH_OURS_ARGS="$(BENCH_OURS_ARGS)" BENCH_REPEAT="$(BENCH_REPEAT)" BENCH_MODES="$(BENCH_MODES)" BENCH_TRACE="$(BENCH_TRACE)" \
 	  $(BENCH_BIN) -out $(BENCH_OUT) -kube-scheduler $(KUBE_SCHEDULER) -profile-scheduler $(LOCALBIN)/profile-scheduler $(BENCH_FLAGS)
 
 .PHONY: bench-small
@@ -45,17 +47,17 @@ bench-small: ## Quick benchmark run (BENCH_SCALE=small).
 	$(MAKE) bench BENCH_SCALE=small BENCH_REPEAT=1
 
 .PHONY: bench-kube-scheduler
-bench-kube-scheduler: $(KUBE_SCHEDULER_STAMP) ## Build upstream kube-scheduler (the go.mod version) into bin/.
+bench-kube-scheduler: $(KUBE_SCHEDULER_STAMP) ## Build upstream kube-scheduler (a tool of test/go.mod) into bin/.
 
 $(KUBE_SCHEDULER_STAMP):
 	@mkdir -p $(LOCALBIN)
 	@echo ">> building kube-scheduler $(K8S_VERSION) into $(KUBE_SCHEDULER)"
-	$(GO) build -o $(KUBE_SCHEDULER) k8s.io/kubernetes/cmd/kube-scheduler
+	$(GO) build -C $(TEST_MODULE) -o $(KUBE_SCHEDULER) k8s.io/kubernetes/cmd/kube-scheduler
 	@rm -f $(LOCALBIN)/.kube-scheduler-*
 	@touch $@
 
 .PHONY: test-perf
 test-perf: ## Unit tests of the benchmark's pure parts (statistics, workloads).
-	$(GO) test ./test/perf/...
+	$(GO) test -C $(TEST_MODULE) ./perf/...
 
 .DEFAULT_GOAL := $(_bench_default_goal)

@@ -6,8 +6,10 @@ CHART_DIR ?= charts/profile-scheduler
 CHART_NAMESPACE ?= profile-scheduler-system
 CHART_OUT ?= $(LOCALBIN)/chart
 
-HELM_VERSION := $(shell $(GO) list -m -f '{{.Version}}' helm.sh/helm/v3)
-KUSTOMIZE_VERSION := $(shell $(GO) list -m -f '{{.Version}}' sigs.k8s.io/kustomize/kustomize/v5)
+# helm and kustomize are Go tools of the test module (test/go.mod), so their
+# dependencies never reach the operator's go.mod.
+HELM_VERSION := $(shell cd $(TEST_MODULE) && $(GO) list -m -f '{{.Version}}' helm.sh/helm/v3)
+KUSTOMIZE_VERSION := $(shell cd $(TEST_MODULE) && $(GO) list -m -f '{{.Version}}' sigs.k8s.io/kustomize/kustomize/v5)
 HELM_STAMP      := $(LOCALBIN)/.helm-$(HELM_VERSION)
 KUSTOMIZE_STAMP := $(LOCALBIN)/.kustomize-$(KUSTOMIZE_VERSION)
 # helm's default Kubernetes version for capabilities and deprecation checks is
@@ -20,11 +22,11 @@ HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
 ##@ Chart
 
 .PHONY: helm
-helm: $(HELM_STAMP) ## Build helm from its Go module (go.mod pins it) into bin/, once per version.
+helm: $(HELM_STAMP) ## Build helm from its Go module (test/go.mod pins it) into bin/, once per version.
 
 $(HELM_STAMP):
 	@mkdir -p $(LOCALBIN)
-	$(GO) build -ldflags '$(HELM_LDFLAGS)' -o $(HELM) helm.sh/helm/v3/cmd/helm
+	$(GO) build -C $(TEST_MODULE) -ldflags '$(HELM_LDFLAGS)' -o $(HELM) helm.sh/helm/v3/cmd/helm
 	@rm -f $(LOCALBIN)/.helm-*
 	@touch $@
 
@@ -33,7 +35,7 @@ kustomize: $(KUSTOMIZE_STAMP) ## Build kustomize from its Go module into bin/, o
 
 $(KUSTOMIZE_STAMP):
 	@mkdir -p $(LOCALBIN)
-	$(GO) build -o $(KUSTOMIZE) sigs.k8s.io/kustomize/kustomize/v5
+	$(GO) build -C $(TEST_MODULE) -o $(KUSTOMIZE) sigs.k8s.io/kustomize/kustomize/v5
 	@rm -f $(LOCALBIN)/.kustomize-*
 	@touch $@
 
@@ -48,4 +50,4 @@ chart-lint: helm kustomize ## helm lint and helm template the chart, kustomize b
 
 .PHONY: chart-test
 chart-test: envtest-assets helm kustomize ## Lint, render and apply the chart and config/default to an envtest API server.
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test $(GOTEST_FLAGS) ./test/chart/...
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -C $(TEST_MODULE) $(GOTEST_FLAGS) ./chart/...

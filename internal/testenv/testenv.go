@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/mod/modfile"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -16,14 +17,21 @@ import (
 // assetsEnv is the variable that overrides where the binaries are found.
 const assetsEnv = "KUBEBUILDER_ASSETS"
 
-// RepoRoot walks up from the working directory to the directory holding go.mod.
+// TestModule is the module of the test tooling (test/go.mod): the suites
+// and benchmarks whose dependencies (helm, plotting) the operator's module
+// does not carry.
+const TestModule = "github.com/profile-scheduler/profile-scheduler/test"
+
+// RepoRoot walks up from the working directory to the directory holding
+// go.mod, past the test module's (test/go.mod): a suite of either module sees
+// the repository's root.
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) != TestModule {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -32,6 +40,16 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// TestModuleRoot returns test/ under the repository root, where the test
+// module's tools (helm, kustomize, kube-scheduler) are built from.
+func TestModuleRoot() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "test"), nil
 }
 
 // assetsDir returns the directory holding kube-apiserver, etcd and kubectl:

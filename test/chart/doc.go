@@ -3,6 +3,6 @@
 // both renderings to an envtest API server, that both render the same
 // objects, that the ClusterRole grants exactly what the chart README
 // documents, and the Argo CD health check of the README through a Lua
-// interpreter. It owns no production code; helm and kustomize are built
-// from their Go modules into bin/ when not found there.
+// interpreter. It owns no production code; helm and kustomize, Go tools of
+// the test module (test/go.mod), are built into bin/ when not found there.
 package chart

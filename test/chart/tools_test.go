@@ -26,12 +26,13 @@ const (
 	namespace = "profile-scheduler-system"
 )
 
-// tool is a command-line tool built from a Go module that go.mod pins.
+// tool is a command-line tool built from a Go module that the test module
+// (test/go.mod) pins.
 type tool struct {
 	name    string // binary name under bin/
 	env     string // variable that overrides the path
 	pkg     string // Go package to build
-	ldflags func(root string) (string, error)
+	ldflags func(modRoot string) (string, error)
 
 	once sync.Once
 	path string
@@ -39,8 +40,8 @@ type tool struct {
 }
 
 var (
-	helmTool = &tool{name: "helm", env: "HELM", pkg: "helm.sh/helm/v3/cmd/helm", ldflags: func(root string) (string, error) {
-		v, err := moduleVersion(root, "helm.sh/helm/v3")
+	helmTool = &tool{name: "helm", env: "HELM", pkg: "helm.sh/helm/v3/cmd/helm", ldflags: func(modRoot string) (string, error) {
+		v, err := moduleVersion(modRoot, "helm.sh/helm/v3")
 		if err != nil {
 			return "", err
 		}
@@ -72,9 +73,14 @@ func (tl *tool) bin(t testing.TB) string {
 			tl.path = p
 			return
 		}
+		modRoot, err := testenv.TestModuleRoot()
+		if err != nil {
+			tl.err = err
+			return
+		}
 		args := []string{"build", "-o", p}
 		if tl.ldflags != nil {
-			fl, err := tl.ldflags(root)
+			fl, err := tl.ldflags(modRoot)
 			if err != nil {
 				tl.err = err
 				return
@@ -82,7 +88,7 @@ func (tl *tool) bin(t testing.TB) string {
 			args = append(args, "-ldflags", fl)
 		}
 		cmd := exec.Command("go", append(args, tl.pkg)...)
-		cmd.Dir = root
+		cmd.Dir = modRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			tl.err = fmt.Errorf("building %s: %v\n%s", tl.pkg, err, out)
 			return

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -172,17 +173,22 @@ func startProcess(name, bin string, args ...string) *instance {
 	return in
 }
 
-// buildTool builds a Go package of the module (a tool pinned in go.mod)
-// into the work directory once, and returns the binary's path.
+// buildTool builds a Go package into the work directory once, and returns
+// the binary's path: a relative package (the operator, kubectl-sp) from the
+// repository's root, with the operator's go.mod; any other (a tool pinned in
+// test/go.mod, such as kube-scheduler) from the test module.
 func buildTool(name, pkg string) string {
-	root, err := testenv.RepoRoot()
-	Expect(err).NotTo(HaveOccurred())
 	out := filepath.Join(workDir, name)
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
+	dir, err := testenv.RepoRoot()
+	if !strings.HasPrefix(pkg, ".") {
+		dir, err = testenv.TestModuleRoot()
+	}
+	Expect(err).NotTo(HaveOccurred())
 	build := exec.Command("go", "build", "-o", out, pkg)
-	build.Dir = root
+	build.Dir = dir
 	msg, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), string(msg))
 	return out

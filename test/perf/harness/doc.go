@@ -16,4 +16,27 @@
 // bench command also starts a new control plane for every run). The
 // harness never schedules anything itself and never leaves a process
 // running: every process it starts is stopped before a run returns.
+//
+// Layout, one concern per file:
+//
+//	runner.go           Runner (a case's run on one control plane), Mode, a run's namespace and clean-up
+//	objects.go          nodes and pods rendered from a case and created, the probe pod
+//	churn.go            a churn step: a node (and pod, service) recreated on a tick
+//	run.go              Run and RunCase: the steps of a (non-swap) case
+//	measure.go          the measured step: timing, CPU, sockets, overcommit, latency CSV
+//	swap.go             RunSwap: the profile-swap storm
+//	explain.go          RunExplain: SchedulingReview latency and the throughput pair
+//	reviewwatch.go      the watch that times SchedulingReviews
+//	gang.go             PodGroups of a step, and what each run left of them
+//	trace.go            -trace: CPU profiles (Linux perf), heap profiles, GC traces
+//	schedulers.go       the Scheduler interface and Settings both schedulers get
+//	kubescheduler.go    upstream kube-scheduler from a configuration file
+//	profilescheduler.go profile-scheduler serving the profile as a SchedulerProfile
+//	profilewatcher.go   when each generation of a SchedulerProfile went live
+//	process.go          a scheduler process: start, CPU, RSS, sockets from /proc
+//	controlplane.go     the control plane of a run, and its processes' CPU
+//	recorder.go         the pod watch: creation, bind and deletion times per step
+//
+// A new case gets a Run* method of its own in a file of its own, and a
+// branch in the bench command's runOne (test/perf/cmd/bench/run.go).
 package harness

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	schedv1 "k8s.io/kube-scheduler/config/v1"
 )
@@ -203,18 +203,10 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 		return run, ctx.Err()
 	case <-time.After(warmup):
 	}
-	if _, ok := sched.(*ProfileScheduler); ok && r.Profile {
+	if _, ok := sched.(*ProfileScheduler); ok && r.Trace.CPU {
 		// Upstream's process changes with every restart: only ours is
 		// profiled through the storm.
-		if stopPerf, err := startPerf(r.Dir, "swap-"+sched.Name(), sched.PID()); err != nil {
-			r.logf("perf: %v", err)
-		} else {
-			defer func() {
-				if err := stopPerf(); err != nil {
-					r.logf("perf: %v", err)
-				}
-			}()
-		}
+		defer r.cpuProfile("swap-"+sched.Name(), sched.PID())()
 	}
 	var toReady, toPlaced []time.Duration
 	var changedAt []time.Time

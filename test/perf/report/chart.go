@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 )
 
 // ExplainTarget is the least throughput with reviews beside the run, as a

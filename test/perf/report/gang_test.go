@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 )
 
 func gangRun(sched string, mode harness.Mode, repeat int, avg, p99 float64, partial int, partialNames []string, pending int) *harness.Run {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
 )
 
 func sampleReport() *Report {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
-	"github.com/profile-scheduler/profile-scheduler/test/perf/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 )
 
 // writeRoutes writes the routes case's table: pod creation without and

@@ -6,4 +6,8 @@
 // createPods step can make its pods the members of PodGroups (groups of a
 // size and minCount), in a case that turns the GenericWorkload gate on. It
 // loads, validates and renders them; it never talks to an API server.
+//
+// Layout: workloads.go (loading and parameter sets), case.go (the schema of
+// a case file), gang.go (PodGroups of a step), explain.go (the explain
+// case's part), render.go (templates into objects), validate.go.
 package workloads

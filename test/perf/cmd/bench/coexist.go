@@ -2,32 +2,64 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 )
 
-// coexistRun runs case c in one setup: kube-scheduler (a copy of up, for
+// runCoexist makes the runs of a coexist case: both schedulers at once,
+// in every setup in turn, repeat times, each run on a control plane of its
+// own. A run that fails is logged and added to b.failures.
+func (b *bench) runCoexist(ctx context.Context, c *workloads.Case) error {
+	for i := range max(1, b.o.repeat) {
+		for _, setup := range harness.CoexistSetups {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(b.failures, err, b.write())...)
+			}
+			tag := fmt.Sprintf("%s-%s-%d", c.Name, setup, i+1)
+			if err := b.freshControlPlane(tag); err != nil {
+				return err
+			}
+			run, err := b.coexistRun(ctx, c, setup, i+1, tag)
+			b.rep.Coexists = append(b.rep.Coexists, run)
+			if err != nil {
+				b.logger.Printf("%s: %v", tag, err)
+				b.failures = append(b.failures, fmt.Errorf("%s: %w", tag, err))
+			}
+			if err := b.write(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// coexistRun runs case c in one setup: kube-scheduler (a copy of b.up, for
 // default-scheduler) beside a second kube-scheduler or ours, each logging
 // under tag.
-func coexistRun(ctx context.Context, runner *harness.Runner, c *workloads.Case, vals map[string]int, setup harness.CoexistSetup, repeat int, tag string,
-	up *harness.KubeScheduler, ours *harness.ProfileScheduler, schedulerName string) (*harness.CoexistRun, error) {
-	first := *up
+func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness.CoexistSetup, repeat int, tag string) (*harness.CoexistRun, error) {
+	gates := c.FeatureGatesFlag()
+	first := *b.up
 	first.SetRun(tag + "-default-scheduler")
+	first.FeatureGates = gates
 	var second harness.Scheduler
 	switch setup {
 	case harness.SetupTwoUpstream:
-		s := *up
+		s := *b.up
 		s.SetRun(tag)
+		s.FeatureGates = gates
 		second = &s
 	default:
-		s := *ours
+		s := *b.ours
 		s.SetRun(tag)
+		s.FeatureGates = gates
 		if setup == harness.SetupNoCheck {
 			s.ExtraArgs = append(slices.Clone(s.ExtraArgs), "--bind-check=false")
 		}
 		second = &s
 	}
-	return runner.RunCoexist(ctx, c, vals, setup, repeat, &first, second, schedulerName)
+	return b.runner.RunCoexist(ctx, c, b.vals[c.Name], setup, repeat, &first, second, b.o.schedulerName)
 }

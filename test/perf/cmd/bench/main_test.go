@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 )
 
@@ -42,28 +40,5 @@ func TestSelectCasesByScale(t *testing.T) {
 	}
 	if _, err := selectCases(all, "", "huge"); err == nil || !strings.Contains(err.Error(), `"huge"`) {
 		t.Errorf("unknown set: error %v, want one naming it", err)
-	}
-}
-
-// -apiserver-arg values become kube-apiserver flags; one that is not
-// flag=value is refused, named.
-func TestAPIServerOptions(t *testing.T) {
-	opts, err := apiserverOptions([]string{"--http2-max-streams-per-connection=1000", "v=2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &envtest.Environment{}
-	for _, o := range opts {
-		o(env)
-	}
-	args := env.ControlPlane.GetAPIServer().Configure()
-	for k, want := range map[string]string{"http2-max-streams-per-connection": "1000", "v": "2"} {
-		if got := args.Get(k).Get(nil); !slices.Equal(got, []string{want}) {
-			t.Errorf("kube-apiserver --%s: %v, want [%s]", k, got, want)
-		}
-	}
-	if _, err := apiserverOptions([]string{"http2-max-streams-per-connection"}); err == nil ||
-		!strings.Contains(err.Error(), `"http2-max-streams-per-connection": want flag=value`) {
-		t.Errorf("got %v, want an error naming the argument", err)
 	}
 }

@@ -8,9 +8,85 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
+
+// Trace is what an investigation records beside a run's figures, named on
+// the bench command line as -trace=cpu,heap,gc. A run without it measures
+// the same; with it, the files below land in the results directory.
+type Trace struct {
+	// CPU records the scheduler's CPU profile with Linux perf over each
+	// measured step: <run>.perf.data, and its hottest functions in
+	// <run>.perf.txt.
+	CPU bool
+	// Heap saves the scheduler's heap profile (/debug/pprof/heap) after
+	// each measured step's last bind as <run>.heap.pb.gz; both schedulers
+	// serve /debug/pprof for it.
+	Heap bool
+	// GC runs both schedulers, kube-apiserver and etcd with
+	// GODEBUG=gctrace=1: every garbage collection is a line in the
+	// scheduler's log and in <run>-kube-apiserver.log and <run>-etcd.log,
+	// which also keep those processes' own output.
+	GC bool
+}
+
+// TraceNames are the words of -trace, in the order String writes them.
+var TraceNames = []string{"cpu", "heap", "gc"}
+
+// ParseTrace reads a comma-separated list of TraceNames; empty is none.
+func ParseTrace(s string) (Trace, error) {
+	var t Trace
+	for _, name := range strings.Split(s, ",") {
+		switch strings.TrimSpace(name) {
+		case "":
+		case "cpu":
+			t.CPU = true
+		case "heap":
+			t.Heap = true
+		case "gc":
+			t.GC = true
+		default:
+			return Trace{}, fmt.Errorf("-trace: unknown %q (want a comma-separated list of %s)", name, strings.Join(TraceNames, ", "))
+		}
+	}
+	return t, nil
+}
+
+// String writes the trace as ParseTrace reads it.
+func (t Trace) String() string {
+	var on []string
+	for i, set := range []bool{t.CPU, t.Heap, t.GC} {
+		if set {
+			on = append(on, TraceNames[i])
+		}
+	}
+	return strings.Join(on, ",")
+}
+
+// cpuProfile starts recording the CPU profile of pid as name (startPerf)
+// and returns what stops it; a profile that fails is logged, the run goes on.
+func (r *Runner) cpuProfile(name string, pid int) (stop func()) {
+	stopPerf, err := startPerf(r.Dir, name, pid)
+	if err != nil {
+		r.logf("perf: %v", err)
+		return func() {}
+	}
+	return func() {
+		if err := stopPerf(); err != nil {
+			r.logf("perf: %v", err)
+		}
+	}
+}
+
+// heapProfile saves the heap profile served under base as name
+// (saveHeapProfile); one that fails is logged, the run goes on.
+func (r *Runner) heapProfile(ctx context.Context, name, base string) {
+	if err := saveHeapProfile(ctx, r.Dir, name, base); err != nil {
+		r.logf("heap profile: %v", err)
+	}
+}
 
 // startPerf samples pid's stacks with `perf record` (499 Hz, call graphs)
 // into dir/name.perf.data until the returned stop is called; stop then

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+)
+
+// runRoutes makes the runs of a routes case on ours: without and with the
+// case's routes in force, each run on a control plane of its own, who goes
+// first alternating, repeat times. A run that fails is logged and added to
+// b.failures.
+func (b *bench) runRoutes(ctx context.Context, c *workloads.Case) error {
+	count, err := c.Routes.Count.Value(b.vals[c.Name])
+	if err != nil {
+		return err
+	}
+	for i := range max(1, b.o.repeat) {
+		order := []int{0, count}
+		if i%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, routes := range order {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(b.failures, err, b.write())...)
+			}
+			tag := fmt.Sprintf("%s-%d-routes-%d", c.Name, routes, i+1)
+			if err := b.freshControlPlane(tag); err != nil {
+				return err
+			}
+			b.ours.SetRun(tag)
+			b.ours.FeatureGates = c.FeatureGatesFlag()
+			run, err := b.runner.RunRoutes(ctx, c, b.vals[c.Name], b.ours, b.o.schedulerName, routes, i+1)
+			b.rep.Routes = append(b.rep.Routes, run)
+			if err != nil {
+				b.logger.Printf("%s: %v", tag, err)
+				b.failures = append(b.failures, fmt.Errorf("%s: %w", tag, err))
+			}
+			if err := b.write(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,218 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	schedv1 "k8s.io/kube-scheduler/config/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// ProfileScheduler runs the operator and serves the profile as a
+// SchedulerProfile.
+type ProfileScheduler struct {
+	Bin        string
+	Kubeconfig string
+	Dir        string
+	Settings   Settings
+	Client     client.WithWatch
+	// ExtraArgs are appended to the operator's command line.
+	ExtraArgs []string
+	// FeatureGates, when set, is a --feature-gates flag for the next runs
+	// (the case's gates), put before ExtraArgs.
+	FeatureGates string
+	// Pprof serves /debug/pprof on a local port (--pprof-bind-address).
+	Pprof bool
+
+	run      string
+	proc     *Process
+	pprofURL string
+	watcher  *ProfileWatcher
+}
+
+var _ Scheduler = &ProfileScheduler{}
+
+// Name implements Scheduler.
+func (o *ProfileScheduler) Name() string { return Ours }
+
+// SetRun names the log file of the next run.
+func (o *ProfileScheduler) SetRun(run string) { o.run = run }
+
+// Start implements Scheduler: it starts the operator, waits for /readyz,
+// creates the SchedulerProfile and waits until its generation is active.
+func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
+	// A profile left by an interrupted run has a finalizer no operator
+	// will remove: strip it.
+	if err := o.removeProfile(ctx, true); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"--kubeconfig=" + o.Kubeconfig,
+		"--leader-elect=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(port),
+		"--kube-api-qps=" + strconv.FormatFloat(float64(o.Settings.QPS), 'f', -1, 32),
+		"--kube-api-burst=" + strconv.Itoa(o.Settings.Burst),
+		"--parallelism=" + strconv.Itoa(o.Settings.Parallelism),
+	}
+	if o.FeatureGates != "" {
+		args = append(args, o.FeatureGates)
+	}
+	args = append(args, o.ExtraArgs...)
+	o.pprofURL = ""
+	if o.Pprof {
+		pport, err := freePort()
+		if err != nil {
+			return err
+		}
+		args = append(args, "--pprof-bind-address=127.0.0.1:"+strconv.Itoa(pport))
+		o.pprofURL = fmt.Sprintf("http://127.0.0.1:%d", pport)
+	}
+	p, err := StartProcess(o.Bin, args, filepath.Join(o.Dir, o.run+"-ours.log"))
+	if err != nil {
+		return err
+	}
+	o.proc = p
+	if err := p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("http://127.0.0.1:%d/readyz", port))); err != nil {
+		return err
+	}
+	if o.watcher, err = WatchProfile(ctx, o.Client, o.Settings.SchedulerName); err != nil {
+		return err
+	}
+	gen, _, err := o.Apply(ctx, prof)
+	if err != nil {
+		return err
+	}
+	if _, err := o.watcher.WaitActive(ctx, gen, time.Minute); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Watcher follows the run's SchedulerProfile.
+func (o *ProfileScheduler) Watcher() *ProfileWatcher { return o.watcher }
+
+// Apply creates or updates the SchedulerProfile to serve prof and returns
+// the generation written and the time just before the write.
+func (o *ProfileScheduler) Apply(ctx context.Context, prof schedv1.KubeSchedulerProfile) (int64, time.Time, error) {
+	spec, err := ProfileSpec(prof)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	sp := &v1alpha1.SchedulerProfile{}
+	key := client.ObjectKey{Name: o.Settings.SchedulerName}
+	err = o.Client.Get(ctx, key, sp)
+	switch {
+	case apierrors.IsNotFound(err):
+		sp = &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: key.Name}, Spec: spec}
+		at := time.Now()
+		if err := o.Client.Create(ctx, sp); err != nil {
+			return 0, at, err
+		}
+		return sp.Generation, at, nil
+	case err != nil:
+		return 0, time.Time{}, err
+	}
+	sp.Spec = spec
+	at := time.Now()
+	if err := o.Client.Update(ctx, sp); err != nil {
+		return 0, at, err
+	}
+	return sp.Generation, at, nil
+}
+
+// PID implements Scheduler.
+func (o *ProfileScheduler) PID() int {
+	if o.proc == nil {
+		return 0
+	}
+	return o.proc.PID()
+}
+
+// PprofURL implements Scheduler.
+func (o *ProfileScheduler) PprofURL() string {
+	if o.proc == nil {
+		return ""
+	}
+	return o.pprofURL
+}
+
+// Usage implements Scheduler.
+func (o *ProfileScheduler) Usage() Usage {
+	if o.proc == nil {
+		return Usage{}
+	}
+	return o.proc.Usage()
+}
+
+// Stop implements Scheduler.
+func (o *ProfileScheduler) Stop(ctx context.Context) Usage {
+	var u Usage
+	if o.watcher != nil {
+		o.watcher.Stop()
+		o.watcher = nil
+	}
+	if o.proc != nil {
+		// Delete the profile while the operator runs, so that it removes
+		// its finalizer; then stop the operator.
+		_ = o.removeProfile(ctx, false)
+		u = o.proc.Stop(30 * time.Second)
+		o.proc = nil
+	}
+	_ = o.removeProfile(ctx, true)
+	return u
+}
+
+// removeProfile deletes the run's SchedulerProfile and waits until it is
+// gone. With strip, it first removes the finalizers (no operator runs to
+// remove them).
+func (o *ProfileScheduler) removeProfile(ctx context.Context, strip bool) error {
+	key := client.ObjectKey{Name: o.Settings.SchedulerName}
+	sp := &v1alpha1.SchedulerProfile{}
+	if err := o.Client.Get(ctx, key, sp); apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if strip && len(sp.Finalizers) > 0 {
+		patch := client.MergeFrom(sp.DeepCopy())
+		sp.Finalizers = nil
+		if err := o.Client.Patch(ctx, sp, patch); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	if err := o.Client.Delete(ctx, sp); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := o.Client.Get(ctx, key, &v1alpha1.SchedulerProfile{})
+		return apierrors.IsNotFound(err), nil
+	})
+}
+
+// ProfileSpec converts an upstream v1 profile into a SchedulerProfile spec,
+// which mirrors it field for field (unknown fields are errors).
+func ProfileSpec(prof schedv1.KubeSchedulerProfile) (v1alpha1.SchedulerProfileSpec, error) {
+	var spec v1alpha1.SchedulerProfileSpec
+	b, err := json.Marshal(prof)
+	if err != nil {
+		return spec, err
+	}
+	if err := yaml.UnmarshalStrict(b, &spec); err != nil {
+		return spec, fmt.Errorf("profile does not convert to a SchedulerProfile spec: %w", err)
+	}
+	return spec, nil
+}

@@ -1,0 +1,180 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// reviewWatch follows the reviews of one namespace: when each was created
+// (by the harness's clock, just before the request) and when the watch
+// first showed it finished.
+type reviewWatch struct {
+	mu       sync.Mutex
+	start    map[string]time.Time
+	finished map[string]time.Time
+	counts   ReviewCounts
+	changed  chan struct{}
+	watchErr error
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+func watchReviews(ctx context.Context, c client.WithWatch, ns string) (*reviewWatch, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	w, err := c.Watch(ctx, &v1alpha1.SchedulingReviewList{}, client.InNamespace(ns))
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("watching reviews in %s: %w", ns, err)
+	}
+	rw := &reviewWatch{start: map[string]time.Time{}, finished: map[string]time.Time{},
+		changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(rw.done)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.ResultChan():
+				now := time.Now()
+				if !ok {
+					rw.mu.Lock()
+					if ctx.Err() == nil {
+						rw.watchErr = fmt.Errorf("review watch in %s ended", ns)
+					}
+					rw.mu.Unlock()
+					return
+				}
+				if ev.Type == watch.Error {
+					rw.mu.Lock()
+					rw.watchErr = fmt.Errorf("review watch in %s: %v", ns, ev.Object)
+					rw.mu.Unlock()
+					return
+				}
+				if sr, ok := ev.Object.(*v1alpha1.SchedulingReview); ok {
+					rw.observe(sr, now)
+				}
+			}
+		}
+	}()
+	return rw, nil
+}
+
+func (rw *reviewWatch) observe(sr *v1alpha1.SchedulingReview, now time.Time) {
+	if !sr.Finished() {
+		return
+	}
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if _, seen := rw.finished[sr.Name]; seen {
+		return
+	}
+	rw.finished[sr.Name] = now
+	switch failed := meta.FindStatusCondition(sr.Status.Conditions, v1alpha1.ConditionFailed); {
+	case failed != nil && failed.Status == metav1.ConditionTrue:
+		rw.counts.Failed++
+		if rw.counts.FirstFailure == "" {
+			rw.counts.FirstFailure = fmt.Sprintf("%s: %s: %s", sr.Name, failed.Reason, failed.Message)
+		}
+	case sr.Status.Result == nil || sr.Status.Result.SelectedNode == "":
+		rw.counts.NoNode++
+		rw.counts.Complete++
+	default:
+		rw.counts.Complete++
+	}
+	close(rw.changed)
+	rw.changed = make(chan struct{})
+}
+
+func (rw *reviewWatch) created(name string, at time.Time) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.start[name] = at
+}
+
+// forget drops a review whose create failed.
+func (rw *reviewWatch) forget(name string) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	delete(rw.start, name)
+}
+
+// waitFor waits until done() holds, timeout passes or the watch ends.
+func (rw *reviewWatch) waitFor(ctx context.Context, timeout time.Duration, done func() bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		rw.mu.Lock()
+		ok, ch, werr := done(), rw.changed, rw.watchErr
+		rw.mu.Unlock()
+		if ok {
+			return true
+		}
+		if werr != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return false
+		case <-rw.done:
+		case <-ch:
+		}
+	}
+}
+
+// wait waits until the named review is finished.
+func (rw *reviewWatch) wait(ctx context.Context, name string, timeout time.Duration) bool {
+	return rw.waitFor(ctx, timeout, func() bool { _, ok := rw.finished[name]; return ok })
+}
+
+// waitAll waits until every review created is finished.
+func (rw *reviewWatch) waitAll(ctx context.Context, timeout time.Duration) bool {
+	return rw.waitFor(ctx, timeout, func() bool {
+		for name := range rw.start {
+			if _, ok := rw.finished[name]; !ok {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (rw *reviewWatch) stop() {
+	rw.cancel()
+	<-rw.done
+}
+
+func (rw *reviewWatch) err() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.watchErr
+}
+
+// result counts the reviews created and summarizes create to finished of
+// those that finished.
+func (rw *reviewWatch) result() (ReviewCounts, stats.Summary) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	counts := rw.counts
+	counts.Created = len(rw.start)
+	var ds []time.Duration
+	for name, t0 := range rw.start {
+		if t1, ok := rw.finished[name]; ok {
+			ds = append(ds, t1.Sub(t0))
+		} else {
+			counts.Unanswered++
+		}
+	}
+	return counts, stats.Summarize(stats.Durations(ds))
+}

@@ -1,0 +1,32 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+)
+
+// -trace reads a comma-separated list of cpu, heap and gc, writes it back
+// in one order, and refuses a word it does not know, naming it.
+func TestParseTrace(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Trace
+		str  string
+	}{
+		{"", Trace{}, ""},
+		{"cpu", Trace{CPU: true}, "cpu"},
+		{"gc,heap", Trace{Heap: true, GC: true}, "heap,gc"},
+		{"cpu, heap ,gc", Trace{CPU: true, Heap: true, GC: true}, "cpu,heap,gc"},
+	} {
+		got, err := ParseTrace(tc.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if got != tc.want || got.String() != tc.str {
+			t.Errorf("%q: got %+v (%q), want %+v (%q)", tc.in, got, got.String(), tc.want, tc.str)
+		}
+	}
+	if _, err := ParseTrace("cpu,heapp"); err == nil || !strings.Contains(err.Error(), `unknown "heapp"`) {
+		t.Errorf("unknown word: error %v, want one naming it", err)
+	}
+}
