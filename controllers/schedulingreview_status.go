@@ -91,6 +91,8 @@ func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 		Message:       p.Message,
 		FeasibleNodes: int32(len(p.Feasible)),
 		TiedNodes:     int32(p.Tied),
+		BoundNode:     p.BoundNode,
+		Overcommitted: p.Overcommitted,
 	}
 	listed := p.Feasible
 	if len(listed) > maxNodes {

@@ -48,6 +48,10 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 	routed := pod.DeepCopy()
 	routed.Annotations = map[string]string{v1alpha1.RouteAnnotation: "batch"}
 	g.Expect(podResult(&scheduler.PodReview{Pod: routed}, 2).Route).To(Equal("batch"))
+
+	over := podResult(&scheduler.PodReview{Pod: pod, BoundNode: "n1", Overcommitted: "cpu 5 > 4; bound pods: ns/a (x)"}, 2)
+	g.Expect(over.BoundNode).To(Equal("n1"))
+	g.Expect(over.Overcommitted).To(Equal("cpu 5 > 4; bound pods: ns/a (x)"))
 }
 
 func TestRejectionGroupsAreBounded(t *testing.T) {

@@ -198,21 +198,7 @@ func (s *Scheduler) watchOvercommits(ctx context.Context) {
 // reports the start of an overcommit.
 func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRecorder, nodeName string) {
 	w := s.overcommit
-	ni, err := s.cache.GetNode(nodeName)
-	if err != nil || ni.Node() == nil {
-		w.mu.Lock()
-		delete(w.over, nodeName)
-		w.mu.Unlock()
-		return
-	}
-	node := ni.Node()
-	var pods []*v1.Pod
-	for _, pi := range ni.GetPods() {
-		if assumed, _ := s.cache.IsAssumedPod(pi.GetPod()); !assumed {
-			pods = append(pods, pi.GetPod())
-		}
-	}
-	over := overflow(node, pods)
+	node, pods, over := s.nodeOverflow(nodeName)
 	w.mu.Lock()
 	_, was := w.over[nodeName]
 	if over == "" {
@@ -229,6 +215,35 @@ func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRe
 	note := truncateMessage(fmt.Sprintf("Bound pods request more than the node has (%s): %s", over, describePods(pods)))
 	recorder.Eventf(node, nil, v1.EventTypeWarning, EventReasonOvercommitted, "Scheduling", "%s", note)
 	klog.FromContext(ctx).V(2).Info("Node overcommitted", "node", nodeName, "overflow", over, "otherSchedulers", others)
+}
+
+// nodeOverflow is nodeName as the cache holds it, its bound pods (pods
+// assumed by this scheduler and not bound yet left out) and what they
+// request beyond its allocatable (overflow); a node the cache does not
+// hold is nil, with no pods and no overflow.
+func (s *Scheduler) nodeOverflow(nodeName string) (*v1.Node, []*v1.Pod, string) {
+	ni, err := s.cache.GetNode(nodeName)
+	if err != nil || ni.Node() == nil {
+		return nil, nil, ""
+	}
+	var pods []*v1.Pod
+	for _, pi := range ni.GetPods() {
+		if assumed, _ := s.cache.IsAssumedPod(pi.GetPod()); !assumed {
+			pods = append(pods, pi.GetPod())
+		}
+	}
+	return ni.Node(), pods, overflow(ni.Node(), pods)
+}
+
+// nodeOvercommit says, when nodeName's bound pods request more than it
+// has, which resources and which pods (with their schedulers); "" when
+// they do not.
+func (s *Scheduler) nodeOvercommit(nodeName string) string {
+	_, pods, over := s.nodeOverflow(nodeName)
+	if over == "" {
+		return ""
+	}
+	return truncateMessage(fmt.Sprintf("%s; bound pods: %s", over, describePods(pods)))
 }
 
 // overflow names each resource the pods request beyond the node's

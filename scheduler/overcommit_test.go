@@ -48,6 +48,13 @@ var _ = Describe("Overcommitted nodes", func() {
 		Expect(scheduler.NodeOvercommits(otherScheduler) - before).To(BeEquivalentTo(1))
 		Expect(scheduler.OvercommittedNodes()).To(BeEquivalentTo(1))
 
+		// A review of a pod on the node says where it is bound and that
+		// the node is overcommitted, by whom.
+		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
+		Expect(r.Pod.BoundNode).To(Equal(node))
+		Expect(r.Pod.Overcommitted).To(HavePrefix("cpu 2500m > 2; bound pods: "))
+		Expect(r.Pod.Overcommitted).To(ContainSubstring(h.ns + "/c (" + otherScheduler + ")"))
+
 		// More pods on the same node: the same episode, no new report.
 		bindAsOther(h.ns, "d", node, "100m")
 		Consistently(func() int { return len(nodeEvents(node, scheduler.EventReasonOvercommitted)) }, 2*time.Second, 100*time.Millisecond).Should(Equal(1))
@@ -57,6 +64,9 @@ var _ = Describe("Overcommitted nodes", func() {
 		deleteNow(h.ns, "c")
 		deleteNow(h.ns, "d")
 		Eventually(scheduler.OvercommittedNodes, 10*time.Second, 50*time.Millisecond).Should(BeZero())
+		r = h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
+		Expect(r.Pod.BoundNode).To(Equal(node))
+		Expect(r.Pod.Overcommitted).To(BeEmpty(), "a node within its allocatable")
 		bindAsOther(h.ns, "e", node, "1")
 		Eventually(func() float64 { return scheduler.NodeOvercommits(otherScheduler) - before }, 10*time.Second, 50*time.Millisecond).Should(BeEquivalentTo(2))
 		Expect(scheduler.OvercommittedNodes()).To(BeEquivalentTo(1))

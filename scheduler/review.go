@@ -101,6 +101,12 @@ type PodReview struct {
 	StartNode              string
 	// Preemption is set when nothing fits and the profile preempts.
 	Preemption *PreemptionReview
+	// BoundNode is, for a pod already bound, its node; the pod is
+	// evaluated as if it were pending again.
+	BoundNode string
+	// Overcommitted is set when BoundNode's bound pods request more than
+	// it has: the resources over and the pods, with their schedulers.
+	Overcommitted string
 }
 
 // NodeResult is a feasible node.
@@ -235,7 +241,8 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 	}
 	rc.scoredNodes = req.ScoredNodes
 	pod = pod.DeepCopy()
-	if pod.Spec.NodeName != "" {
+	bound := pod.Spec.NodeName
+	if bound != "" {
 		// A bound pod is evaluated as if it were pending again, without
 		// counting itself where it runs.
 		if err := rc.removePod(logger, pod); err != nil {
@@ -243,6 +250,10 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		}
 		pod.Spec.NodeName = ""
 	}
-	out.Pod, err = rc.evaluate(ctx, pod)
-	return out, err
+	if out.Pod, err = rc.evaluate(ctx, pod); err != nil || bound == "" {
+		return out, err
+	}
+	out.Pod.BoundNode = bound
+	out.Pod.Overcommitted = s.nodeOvercommit(bound)
+	return out, nil
 }

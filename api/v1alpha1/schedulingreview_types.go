@@ -195,6 +195,16 @@ type PodReviewResult struct {
 	// (dry run: no victim is touched).
 	// +optional
 	Preemption *PreemptionResult `json:"preemption,omitempty"`
+	// BoundNode is, for a pod already bound, the node it is bound to (the
+	// review evaluates it as if it were pending again).
+	// +optional
+	BoundNode string `json:"boundNode,omitempty"`
+	// Overcommitted is set when the pods bound to BoundNode request more
+	// than it has (another scheduler bound onto room this one used, or the
+	// other way round): the resources over its allocatable and the pods,
+	// each with its schedulerName. Its kubelet rejects the late pods.
+	// +optional
+	Overcommitted string `json:"overcommitted,omitempty"`
 }
 
 // NodeScore is one feasible node and its scores.

@@ -36,6 +36,12 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	if res.Route != "" {
 		fmt.Fprintf(w, "Route:     %s (ProfileRoute that gave the pod its schedulerName)\n", res.Route)
 	}
+	if res.BoundNode != "" {
+		fmt.Fprintf(w, "Bound to:  %s (evaluated below as if pending again)\n", res.BoundNode)
+	}
+	if res.Overcommitted != "" {
+		fmt.Fprintf(w, "WARNING:   node %s is overcommitted, its pods request more than it has: %s\n", res.BoundNode, res.Overcommitted)
+	}
 	fmt.Fprintf(w, "Profile:   %s\n", profileLine(sr))
 	fmt.Fprintf(w, "Nodes:     %d in the snapshot, %d feasible\n", sr.Status.SnapshotNodes, res.FeasibleNodes)
 	switch {

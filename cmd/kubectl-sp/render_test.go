@@ -61,12 +61,14 @@ func TestRenderExplainUnschedulable(t *testing.T) {
 	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
 		Draft: true, SchedulerName: "draft", SnapshotNodes: 2,
 		Result: &v1alpha1.PodReviewResult{
-			Pod:        "ns/big",
-			Route:      "batch",
-			Message:    "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
-			Rejected:   []v1alpha1.RejectedNodes{{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 2, Nodes: []string{"n1", "n2"}}},
-			Preemption: &v1alpha1.PreemptionResult{Node: "n1", Victims: []string{"ns/low"}},
-			Sampling:   &v1alpha1.Sampling{NumFeasibleNodesToFind: 2, AllNodes: true},
+			Pod:           "ns/big",
+			Route:         "batch",
+			BoundNode:     "n1",
+			Overcommitted: "cpu 5 > 4; bound pods: ns/big (bench), ns/web (default-scheduler)",
+			Message:       "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
+			Rejected:      []v1alpha1.RejectedNodes{{Plugin: "NodeResourcesFit", Reason: "Insufficient cpu", Count: 2, Nodes: []string{"n1", "n2"}}},
+			Preemption:    &v1alpha1.PreemptionResult{Node: "n1", Victims: []string{"ns/low"}},
+			Sampling:      &v1alpha1.Sampling{NumFeasibleNodesToFind: 2, AllNodes: true},
 		},
 	}}
 	var out bytes.Buffer
@@ -76,6 +78,8 @@ func TestRenderExplainUnschedulable(t *testing.T) {
 	for _, line := range []string{
 		"Pod:       ns/big",
 		"Route:     batch (ProfileRoute that gave the pod its schedulerName)",
+		"Bound to:  n1 (evaluated below as if pending again)",
+		"WARNING:   node n1 is overcommitted, its pods request more than it has: cpu 5 > 4; bound pods: ns/big (bench), ns/web (default-scheduler)",
 		"Profile:   draft (schedulerName draft)",
 		"Result:    unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims",
 		"Preemption: would nominate n1, evicting ns/low",
