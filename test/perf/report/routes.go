@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 )
 
 // writeRoutes writes the routes case's table: pod creation without and

@@ -16,25 +16,36 @@ import (
 func (b *bench) runCoexist(ctx context.Context, c *workloads.Case) error {
 	for i := range max(1, b.o.repeat) {
 		for _, setup := range harness.CoexistSetups {
-			if err := ctx.Err(); err != nil {
-				return errors.Join(append(b.failures, err, b.write())...)
-			}
 			tag := fmt.Sprintf("%s-%s-%d", c.Name, setup, i+1)
-			if err := b.freshControlPlane(tag); err != nil {
+			err := b.ownRun(ctx, tag, func() error {
+				run, err := b.coexistRun(ctx, c, setup, i+1, tag)
+				b.rep.Coexists = append(b.rep.Coexists, run)
 				return err
-			}
-			run, err := b.coexistRun(ctx, c, setup, i+1, tag)
-			b.rep.Coexists = append(b.rep.Coexists, run)
+			})
 			if err != nil {
-				b.logger.Printf("%s: %v", tag, err)
-				b.failures = append(b.failures, fmt.Errorf("%s: %w", tag, err))
-			}
-			if err := b.write(); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// ownRun makes one run of a case that makes its own runs (coexist,
+// routes), named tag, on a control plane of its own: a run that fails is
+// logged and added to b.failures; the report is written after it. An
+// error returned ends the bench.
+func (b *bench) ownRun(ctx context.Context, tag string, run func() error) error {
+	if err := ctx.Err(); err != nil {
+		return errors.Join(append(b.failures, err, b.write())...)
+	}
+	if err := b.freshControlPlane(tag); err != nil {
+		return err
+	}
+	if err := run(); err != nil {
+		b.logger.Printf("%s: %v", tag, err)
+		b.failures = append(b.failures, fmt.Errorf("%s: %w", tag, err))
+	}
+	return b.write()
 }
 
 // coexistRun runs case c in one setup: kube-scheduler (a copy of b.up, for

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -24,22 +23,15 @@ func (b *bench) runRoutes(ctx context.Context, c *workloads.Case) error {
 			slices.Reverse(order)
 		}
 		for _, routes := range order {
-			if err := ctx.Err(); err != nil {
-				return errors.Join(append(b.failures, err, b.write())...)
-			}
 			tag := fmt.Sprintf("%s-%d-routes-%d", c.Name, routes, i+1)
-			if err := b.freshControlPlane(tag); err != nil {
+			err := b.ownRun(ctx, tag, func() error {
+				b.ours.SetRun(tag)
+				b.ours.FeatureGates = c.FeatureGatesFlag()
+				run, err := b.runner.RunRoutes(ctx, c, b.vals[c.Name], b.ours, b.o.schedulerName, routes, i+1)
+				b.rep.Routes = append(b.rep.Routes, run)
 				return err
-			}
-			b.ours.SetRun(tag)
-			b.ours.FeatureGates = c.FeatureGatesFlag()
-			run, err := b.runner.RunRoutes(ctx, c, b.vals[c.Name], b.ours, b.o.schedulerName, routes, i+1)
-			b.rep.Routes = append(b.rep.Routes, run)
+			})
 			if err != nil {
-				b.logger.Printf("%s: %v", tag, err)
-				b.failures = append(b.failures, fmt.Errorf("%s: %w", tag, err))
-			}
-			if err := b.write(); err != nil {
 				return err
 			}
 		}
