@@ -73,18 +73,17 @@ func (rc *reviewCycle) end() {
 
 // reviewSnapshot is the snapshot reviews take turns on.
 type reviewSnapshot struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// snapshot is made once (reviewSnapshots counts it), unless
+	// restoring it failed: every other review updates the one there is
+	// with the nodes that changed since the last review.
 	snapshot *internalcache.Snapshot
-	// made counts the snapshots made: one, unless restoring one failed.
-	// Every other review updates the one there is with the nodes that
-	// changed since the last review.
-	made int
 }
 
 func (r *reviewSnapshot) snapshotLocked() *internalcache.Snapshot {
 	if r.snapshot == nil {
 		r.snapshot = internalcache.NewEmptySnapshot()
-		r.made++
+		reviewSnapshots.Inc()
 	}
 	return r.snapshot
 }
