@@ -21,6 +21,9 @@ type reviewCycle struct {
 	// scoredNodes bounds the feasible nodes listed with their scores
 	// (ReviewRequest.ScoredNodes); 0: all of them.
 	scoredNodes int
+	// placing: only each pod's node, or its message, is wanted (place):
+	// the rejected nodes and the sampled ones are not listed.
+	placing bool
 }
 
 // startReviewCycle takes the snapshot reviews share (reviews take turns

@@ -74,9 +74,9 @@ func (rc *reviewCycle) sortPending(pending []*framework.QueuedPodInfo) {
 // (review_scenario.go) place all their pending work through it.
 func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPodInfo) ([]WhatIfPod, error) {
 	logger := klog.FromContext(ctx)
-	// Only the node each pod goes to is reported: no node's scores are
-	// listed but the first one's.
-	rc.scoredNodes = 1
+	// Only the node each pod goes to is reported (or why none): no
+	// node's scores are listed but the first one's, no rejected node.
+	rc.scoredNodes, rc.placing = 1, true
 	out := make([]WhatIfPod, 0, len(pending))
 	for _, qp := range pending {
 		if err := ctx.Err(); err != nil {
