@@ -96,6 +96,17 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		}
 		Expect(getPod(h.ns, "big").Spec.NodeName).To(BeEmpty())
 
+		By("with a draft: every framework a run builds is closed")
+		builds0, open0, _ := scheduler.ReviewMetrics()
+		r = h.review(scheduler.ReviewRequest{Draft: &most, Scenario: &scheduler.Scenario{
+			RemoveNodes: []string{"n0"},
+			Minimize:    &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "n1"}, Max: 4},
+		}})
+		Expect(r.Scenario.Minimize.Count).To(Equal(0), "the pods of n0 fit on the others")
+		builds, open, _ := scheduler.ReviewMetrics()
+		Expect(builds - builds0).To(BeEquivalentTo(1+len(r.Scenario.Minimize.Tried)), "the draft's, then one per run")
+		Expect(open).To(Equal(open0))
+
 		By("answering while the profile swaps, and the live profile still binding")
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan error, 1)
