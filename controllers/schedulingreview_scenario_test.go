@@ -333,7 +333,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 			Pods:        []v1alpha1.ScenarioPods{{PodTemplate: podTemplate, Replicas: 2}},
 		}}, func(*v1alpha1.ScenarioResult) bool { return true })
 		Expect(got.Status.Scenario.Placed).To(BeZero())
-		Expect(got.Status.Scenario.Unplaced).To(ContainElement(HaveField("Message", ContainSubstring("no nodes available"))))
+		Expect(got.Status.Scenario.Unplaced).To(ContainElement(HaveField("Message", ContainSubstring("node(s) were unschedulable"))))
 
 		By("minimize with max 0: whether it fits as it is")
 		got = scenarioAnswer(ns, "max0", v1alpha1.SchedulingReviewSpec{Profile: profile, Scenario: &v1alpha1.ReviewScenario{

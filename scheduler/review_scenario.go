@@ -29,8 +29,10 @@ type Scenario struct {
 	// AddNodes are nodes that exist in the scenario only.
 	AddNodes []NodeShape
 	// RemoveNodes names nodes to drain; RemoveSelector (nil: none)
-	// selects more by label. Their pods, but DaemonSet and static ones,
-	// are pending again in the scenario.
+	// selects more by label. As kubectl drain does, they are cordoned
+	// (they stay, unschedulable, and count as domains for spreading) and
+	// their pods, but DaemonSet and static ones, are pending again. The
+	// shares after leave them out.
 	RemoveNodes    []string
 	RemoveSelector labels.Selector
 	// Pods are placed after the pending (and evicted) pods, entry by
@@ -226,7 +228,7 @@ func (s *Scheduler) scenario(ctx context.Context, rc *reviewCycle, prof Profile,
 	if err := p.checkPods(s.opts.scenarioLimits, sc); err != nil {
 		return nil, err
 	}
-	out := &ScenarioReview{RemovedNodes: p.removed, NotMoved: p.notMoved}
+	out := &ScenarioReview{RemovedNodes: p.removed.Len(), NotMoved: p.notMoved}
 	before := pools(base, sc.ReportBy)
 
 	run := func(n int) (*scenarioRun, error) {
@@ -303,7 +305,8 @@ func minimize(limit int, out *MinimizeReview, run func(int) (*scenarioRun, error
 
 // scenarioPlan is a scenario expanded against the cluster's nodes.
 type scenarioPlan struct {
-	// kept are the cluster's nodes not removed, and keptPods their pods.
+	// kept are the cluster's nodes, those removed cordoned, and keptPods
+	// their pods but those a drain evicts.
 	kept     []*v1.Node
 	keptPods []*v1.Pod
 	// added are the nodes of AddNodes.
@@ -312,7 +315,8 @@ type scenarioPlan struct {
 	minimizeShape *v1.Node
 	names         *nodeNamer
 	reportBy      string
-	removed       int
+	// removed are the nodes drained: left out of the shares after.
+	removed       sets.Set[string]
 	notMoved      int
 	// queued are the pending and evicted pods, in queue order once
 	// sorted; sources says which are pending (the others are evicted).
@@ -345,9 +349,8 @@ func (s *Scheduler) planScenario(rc *reviewCycle, sc *Scenario, base []fwk.NodeI
 			}
 		}
 	}
-	p.removed = remove.Len()
-
-	nodes := len(base) - p.removed
+	p.removed = remove
+	nodes := len(base)
 	for i, a := range sc.AddNodes {
 		field := fmt.Sprintf("addNodes[%d]", i)
 		if a.Count < 0 {
@@ -395,10 +398,17 @@ func (s *Scheduler) planScenario(rc *reviewCycle, sc *Scenario, base []fwk.NodeI
 			}
 			continue
 		}
+		// Drained as kubectl drain does: cordoned, and emptied of the
+		// pods a drain evicts. The node stays (a spreading constraint
+		// still counts its domain), with its DaemonSet and static pods.
+		cordoned := node.DeepCopy()
+		cordoned.Spec.Unschedulable = true
+		p.kept = append(p.kept, cordoned)
 		for _, pi := range ni.GetPods() {
 			pod := pi.GetPod()
 			if !movedByDrain(pod) {
 				p.notMoved++
+				p.keptPods = append(p.keptPods, pod)
 				continue
 			}
 			qp, err := queuedCopy(pod, now)
@@ -642,6 +652,7 @@ func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profi
 	if err != nil {
 		return nil, err
 	}
+	all = slices.DeleteFunc(slices.Clone(all), func(ni fwk.NodeInfo) bool { return p.removed.Has(ni.Node().Name) })
 	out.after = pools(all, p.reportBy)
 	logger.V(4).Info("Scenario run", "addedNodes", n, "pods", len(out.pods), "unplaced", out.unplaced)
 	return out, nil

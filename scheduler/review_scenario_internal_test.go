@@ -139,7 +139,7 @@ func TestPlanScenarioExpansionAndLimits(t *testing.T) {
 		name: "a drain by selector evicts the pods a drain moves, not DaemonSet or static ones",
 		sc:   Scenario{RemoveSelector: blue},
 		check: func(g Gomega, p *scenarioPlan) {
-			g.Expect(p.removed).To(Equal(2))
+			g.Expect(p.removed.UnsortedList()).To(ConsistOf("a", "b"))
 			g.Expect(p.notMoved).To(Equal(2))
 			var evicted []string
 			for _, qp := range p.queued {
@@ -147,15 +147,27 @@ func TestPlanScenarioExpansionAndLimits(t *testing.T) {
 				g.Expect(qp.Pod.Spec.NodeName).To(BeEmpty())
 			}
 			g.Expect(evicted).To(ConsistOf("web-1", "web-2"))
-			g.Expect(p.kept).To(HaveLen(1))
-			g.Expect(p.keptPods).To(HaveLen(1))
+			// Cordoned, as kubectl drain leaves them, with the pods a drain
+			// leaves.
+			g.Expect(p.kept).To(HaveLen(3))
+			for _, n := range p.kept {
+				g.Expect(n.Spec.Unschedulable).To(Equal(n.Name != "c"), n.Name)
+			}
+			var left []string
+			for _, pod := range p.keptPods {
+				left = append(left, pod.Name)
+			}
+			g.Expect(left).To(ConsistOf("web-3", "ds-a", "static-b"))
+			g.Expect(nodes[0].Spec.Unschedulable).To(BeFalse(), "the cluster's node is not changed")
 		},
 	}, {
 		name: "removing every node is an answer, not an error",
 		sc:   Scenario{RemoveSelector: labels.Everything()},
 		check: func(g Gomega, p *scenarioPlan) {
-			g.Expect(p.kept).To(BeEmpty())
 			g.Expect(p.queued).To(HaveLen(3))
+			for _, n := range p.kept {
+				g.Expect(n.Spec.Unschedulable).To(BeTrue())
+			}
 		},
 	}, {
 		name: "replicas and pod groups",

@@ -17,9 +17,10 @@ type ReviewScenario struct {
 	// +listType=atomic
 	AddNodes []ScenarioNodes `json:"addNodes,omitempty"`
 
-	// RemoveNodes drains nodes: their pods, but DaemonSet and static ones,
-	// are pending again and placed in queue order (priority first), as
-	// their controllers would recreate them.
+	// RemoveNodes drains nodes as kubectl drain does: cordoned, their
+	// pods, but DaemonSet and static ones, pending again and placed in
+	// queue order (priority first), as their controllers would recreate
+	// them. The utilization after leaves the drained nodes out.
 	// +optional
 	RemoveNodes *ScenarioNodeSelection `json:"removeNodes,omitempty"`
 
