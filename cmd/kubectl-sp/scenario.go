@@ -183,7 +183,10 @@ func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		fmt.Fprintf(tw, "%s\tNODES\tCPU\tMEMORY\tPODS\n", pool)
 		for _, u := range res.Utilization {
 			name := u.Pool
-			if name == "" {
+			switch {
+			case res.ReportBy == "":
+				name = "(all)"
+			case name == "":
 				name = "<none>"
 			}
 			fmt.Fprintf(tw, "%s\t%d → %d\t%d%% → %d%%\t%d%% → %d%%\t%d%% → %d%%\n", name,
