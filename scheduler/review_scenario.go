@@ -316,8 +316,8 @@ type scenarioPlan struct {
 	names         *nodeNamer
 	reportBy      string
 	// removed are the nodes drained: left out of the shares after.
-	removed       sets.Set[string]
-	notMoved      int
+	removed  sets.Set[string]
+	notMoved int
 	// queued are the pending and evicted pods, in queue order once
 	// sorted; sources says which are pending (the others are evicted).
 	queued  []*framework.QueuedPodInfo

@@ -104,7 +104,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		}})
 		Expect(r.Scenario.Minimize.Count).To(Equal(0), "the pods of n0 fit on the others")
 		builds, open, _ := scheduler.ReviewMetrics()
-		Expect(builds - builds0).To(BeEquivalentTo(1+len(r.Scenario.Minimize.Tried)), "the draft's, then one per run")
+		Expect(builds-builds0).To(BeEquivalentTo(1+len(r.Scenario.Minimize.Tried)), "the draft's, then one per run")
 		Expect(open).To(Equal(open0))
 
 		By("answering while the profile swaps, and the live profile still binding")
