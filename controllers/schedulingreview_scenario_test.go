@@ -353,3 +353,35 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		Expect(getProfile(profile).Status.ActiveGeneration).NotTo(BeZero())
 	})
 })
+
+var _ = Describe("A malformed scenario", func() {
+	DescribeTable("in a schemaless template fails that review alone, naming the field, and the others are answered",
+		func(scenario map[string]any, field string) {
+			ns := createNamespace("malformed-scenario")
+			bad := unstructuredObject("SchedulingReview", ns, "bad", map[string]any{"profileSpec": map[string]any{}, "scenario": scenario})
+			Expect(k8s.Create(suiteCtx, bad)).To(Succeed(), "the API server stores it: the templates have no schema")
+			DeferCleanup(deleteObject, bad)
+
+			good := newReview(ns, "good", v1alpha1.SchedulingReviewSpec{PodName: "nope"})
+			Expect(k8s.Create(suiteCtx, good)).To(Succeed())
+			Expect(condition(answered(good), v1alpha1.ConditionFailed)).To(HaveField("Reason", v1alpha1.ReasonPodNotFound),
+				"a review created after the malformed one is answered")
+
+			got := answered(newReview(ns, "bad", v1alpha1.SchedulingReviewSpec{}))
+			failed := condition(got, v1alpha1.ConditionFailed)
+			Expect(failed).NotTo(BeNil(), "%+v", got.Status.Conditions)
+			Expect(failed.Reason).To(Equal(v1alpha1.ReasonInvalidScenario))
+			Expect(failed.Message).To(HavePrefix(field))
+			Expect(got.Status.Scenario).To(BeNil())
+		},
+		Entry("an allocatable that is not a quantity",
+			map[string]any{"addNodes": []any{map[string]any{"count": int64(1), "template": map[string]any{"status": map[string]any{"allocatable": map[string]any{"cpu": "four"}}}}}},
+			`spec.scenario.addNodes[0].template.status.allocatable[cpu]: Invalid value: "four"`),
+		Entry("labels as a list",
+			map[string]any{"minimize": map[string]any{"max": int64(1), "template": map[string]any{"metadata": map[string]any{"labels": []any{"a"}}}}},
+			`spec.scenario.minimize.template.metadata.labels: Invalid value`),
+		Entry("containers as a string in a pod group's member",
+			map[string]any{"pods": []any{map[string]any{"replicas": int64(2), "podGroupTemplate": map[string]any{"minCount": int64(2), "podTemplate": map[string]any{"spec": map[string]any{"containers": "x"}}}}}},
+			`spec.scenario.pods[0].podGroupTemplate.podTemplate.spec.containers: Invalid value: "x": must be of type array`),
+	)
+})
