@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -106,6 +107,25 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		builds, open, _ := scheduler.ReviewMetrics()
 		Expect(builds-builds0).To(BeEquivalentTo(1+len(r.Scenario.Minimize.Tried)), "the draft's, then one per run")
 		Expect(open).To(Equal(open0))
+
+		By("placing a pod group all or nothing: a group that does not fit gives its room back")
+		r = h.review(scheduler.ReviewRequest{SchedulerName: name, Scenario: &scheduler.Scenario{Pods: []scheduler.ScenarioPods{
+			{Template: newPod(h.ns, "gang", name, "2", "1Gi"), Replicas: 4, MinCount: 4},
+			{Template: newPod(h.ns, "single", name, "2", "1Gi"), Replicas: 3},
+		}}})
+		Expect(r.Scenario.Groups).To(ConsistOf(And(HaveField("Name", "gang"), HaveField("Members", 4), HaveField("Placed", 0),
+			HaveField("Message", ContainSubstring("fewer than its minCount 4")))))
+		for _, p := range r.Scenario.Pods {
+			if p.Source != scheduler.SourceAdded {
+				continue
+			}
+			if strings.HasPrefix(p.Name, "gang-") {
+				Expect(p.Node).To(BeEmpty(), p.Name)
+			} else {
+				Expect(p.Node).NotTo(BeEmpty(), "%s: the group's room was given back: %s", p.Name, p.Message)
+			}
+		}
+		Expect(cacheState(h.sched)).To(Equal(before))
 
 		By("answering while the profile swaps, and the live profile still binding")
 		ctx, stop := context.WithCancel(context.Background())
