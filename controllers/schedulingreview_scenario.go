@@ -141,7 +141,7 @@ func scenarioResult(r *scheduler.ScenarioReview, namespace, reportBy string) *v1
 		if p.Namespace != namespace {
 			continue
 		}
-		sp := v1alpha1.ScenarioPod{Pod: p.Namespace + "/" + p.Name, Source: string(p.Source), FromNode: p.FromNode, Node: p.Node, Message: p.Message}
+		sp := v1alpha1.ScenarioPod{Pod: p.Namespace + "/" + p.Name, Source: string(p.Source), FromNode: p.FromNode, Node: p.Node, TiedNodes: int32(p.Tied), Message: p.Message}
 		switch {
 		case p.Node == "" && len(out.Unplaced) < maxWhatIfPods:
 			out.Unplaced = append(out.Unplaced, sp)

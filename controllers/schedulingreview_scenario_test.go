@@ -150,6 +150,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		for _, p := range sc.PlacedPods {
 			Expect(p.Source).To(Equal("Evicted"))
 			Expect(p.FromNode).To(HavePrefix(pool + "-d"))
+			Expect(p.TiedNodes).To(BeZero(), "%s: the nodes differ, no placement is left to chance", p.Pod)
 			predicted[strings.TrimPrefix(p.Pod, ns+"/")] = p.Node
 		}
 		for _, p := range sc.Unplaced {
@@ -258,6 +259,8 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		Expect(counts).To(HaveKeyWithValue(m.Count, BeZero()))
 		Expect(counts).To(HaveKeyWithValue(m.Count-1, BeNumerically(">", 0)))
 		Expect(got.Status.Scenario.Placed).To(BeEquivalentTo(replicas))
+		Expect(got.Status.Scenario.PlacedPods).To(ContainElement(HaveField("TiedNodes", BeNumerically(">=", 2))),
+			"the first pod ties between the empty nodes of one shape")
 		Expect(condition(got, v1alpha1.ConditionComplete).Message).To(ContainSubstring(fmt.Sprintf("the smallest count of nodes that places them all is %d", m.Count)))
 
 		By("adding one node fewer than answered, for real: some pods stay pending")

@@ -160,6 +160,9 @@ type WhatIfPod struct {
 	Namespace, Name string
 	Node            string
 	Message         string
+	// Tied counts the nodes sharing the best score (Node included) when
+	// the cycle would pick among several at random; 0 otherwise.
+	Tied int
 }
 
 // reviewParallelism is the parallelism of a review framework: its Filter

@@ -91,7 +91,7 @@ func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPod
 		case r.SelectedNode == "":
 			res.Message = r.Message
 		default:
-			res.Node = r.SelectedNode
+			res.Node, res.Tied = r.SelectedNode, r.Tied
 			pod.Spec.NodeName = r.SelectedNode
 			pi, err := framework.NewPodInfo(pod)
 			if err != nil {

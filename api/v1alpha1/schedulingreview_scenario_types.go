@@ -180,6 +180,12 @@ type ScenarioPod struct {
 	// Node it would be placed on.
 	// +optional
 	Node string `json:"node,omitempty"`
+	// TiedNodes counts the nodes that share the best score with Node
+	// (itself included) when more than one does: the scheduler picks one
+	// of them at random, and the scenario the first by name (the later
+	// pods then see it there).
+	// +optional
+	TiedNodes int32 `json:"tiedNodes,omitempty"`
 	// Message says why it would stay pending.
 	// +optional
 	Message string `json:"message,omitempty"`
