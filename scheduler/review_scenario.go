@@ -470,7 +470,7 @@ func (p *scenarioPlan) checkPods(limits ScenarioLimits, sc *Scenario) error {
 	if len(sc.RemoveNodes) > 0 || sc.RemoveSelector != nil {
 		field = "removeNodes"
 	}
-	return tooLarge(field, "the scenario would place %d pods (pending, evicted and added), over the operator's limit of %d (--scenario-max-pods)", n, limits.Pods)
+	return tooLarge(field, "the scenario would place %d pods (%d of them pending in the cluster, the others evicted or added), over the operator's limit of %d (--scenario-max-pods)", n, len(p.sources), limits.Pods)
 }
 
 func tooLarge(field, format string, args ...any) error {
