@@ -58,6 +58,10 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
 	fs.StringVar(&o.ExtenderSecretsNamespace, "extender-secrets-namespace", "", "The only namespace whose Secrets are read, as TLS material of ExtenderConfigs (default: the pod's namespace, $POD_NAMESPACE; \"default\" outside a cluster).")
 
+	fs = nfs.FlagSet("reviews")
+	fs.IntVar(&o.ScenarioMaxNodes, "scenario-max-nodes", d.ScenarioMaxNodes, "Most nodes a SchedulingReview's scenario may have once expanded (the cluster's, less those removed, plus those added and minimize's max); a larger one is refused, naming the field.")
+	fs.IntVar(&o.ScenarioMaxPods, "scenario-max-pods", d.ScenarioMaxPods, "Most pods a SchedulingReview's scenario may place (pending, evicted and added); a larger one is refused, naming the field.")
+
 	fs = nfs.FlagSet("leader election")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", false, "Elect a leader; only the leader reconciles and schedules.")
 	fs.StringVar(&o.LeaderElectionID, "leader-elect-id", d.LeaderElectionID, "Name of the leader election Lease.")

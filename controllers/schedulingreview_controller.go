@@ -132,8 +132,21 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 		out.profile, out.generation = sp.Name, sp.Status.ActiveGeneration
 	}
 
+	// --- capacity scenarios (schedulingreview_scenario.go) ---
+	if spec.Scenario != nil {
+		if spec.Profile == "" && spec.ProfileSpec == nil {
+			return failed(v1alpha1.ReasonInvalidReview, "spec.scenario needs spec.profile or spec.profileSpec"), nil
+		}
+		sc, errs := scenarioRequest(sr, r.now())
+		if len(errs) > 0 {
+			return failed(v1alpha1.ReasonInvalidScenario, errs.ToAggregate().Error()), nil
+		}
+		req.Scenario = sc
+	}
+	// --- end of capacity scenarios ---
+
 	switch {
-	case spec.PendingPods:
+	case spec.PendingPods || spec.Scenario != nil:
 	case spec.PodTemplate != nil:
 		pod, errs := templatePod(sr, r.now())
 		if len(errs) > 0 {
@@ -146,6 +159,9 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 
 	rev, err := r.Reviewer.Review(ctx, req)
 	var buildErr *scheduler.BuildError
+	if se, ok := scheduler.IsScenarioError(err); ok {
+		return scenarioFailure(se), nil
+	}
 	switch {
 	case errors.Is(err, scheduler.ErrNotReady):
 		return out, err

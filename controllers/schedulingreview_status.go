@@ -63,7 +63,11 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 			msg += "; no node fits"
 		}
 	}
-	if sr.Spec.PendingPods {
+	if r.Scenario != nil {
+		st.Scenario = scenarioResult(r.Scenario, sr.Namespace, sr.Spec.Scenario.ReportBy)
+		msg += "; " + scenarioMessage(st.Scenario)
+	}
+	if sr.Spec.PendingPods && r.Scenario == nil {
 		st.WhatIf = whatIfResult(r.WhatIf, sr.Namespace)
 		msg += "; " + strconv.Itoa(int(st.WhatIf.Placed)) + " of " + plural(int(st.WhatIf.PendingPods), "pending pod") + " would be placed"
 	}

@@ -45,7 +45,16 @@
 // ReviewRequest.ScoredNodes feasible nodes get their per-plugin scores
 // listed (every node is scored and ranked). A review's CPU carries the
 // pprof label work=review; review_bench_test.go times a review and a cycle
-// beside reviews.
+// beside reviews, a drain scenario and a minimize search.
+//
+// Scenarios (review_scenario.go): a review with a Scenario reads the
+// review snapshot's nodes and pods, never writes them, and builds per run
+// a snapshot of its own (the nodes kept, those added, their pods) and a
+// framework of the profile on it; what-if and scenarios place their
+// pending work through one function (reviewCycle.place, review_whatif.go).
+// The counts are checked against the operator's limits (ScenarioLimits)
+// before anything is expanded. A minimize search bisects the count and
+// answers only a count it ran, with the count below it run too.
 //
 // Extenders are upstream's HTTP extenders, per profile, and misbehave as
 // upstream's do: a filter that times out, answers a status other than 200,

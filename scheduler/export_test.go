@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -21,19 +22,11 @@ func (s *Scheduler) Cache() internalcache.Cache { return s.cache }
 // fixture of internal/testenv), for this package's tests.
 var DefaultProfile = testenv.DefaultProfile
 
-// ReviewFrameworkBuilds is the number of frameworks built for reviews so
-// far.
-func (s *Scheduler) ReviewFrameworkBuilds() int64 { return s.reviewBuilds.Load() }
-
-// ReviewFrameworksOpen is the number of frameworks built for reviews and
-// not closed yet.
-func (s *Scheduler) ReviewFrameworksOpen() int64 { return s.reviewsOpen.Load() }
-
-// ReviewSnapshotsMade is the number of snapshots made for reviews so far.
-func (s *Scheduler) ReviewSnapshotsMade() int {
-	s.reviews.mu.Lock()
-	defer s.reviews.mu.Unlock()
-	return s.reviews.made
+// ReviewMetrics are the review metrics of the process, as scraped: the
+// frameworks built for reviews so far, those not closed yet, and the
+// snapshots made for reviews.
+func ReviewMetrics() (builds, open, snapshots float64) {
+	return testutil.ToFloat64(reviewFrameworkBuilds), testutil.ToFloat64(reviewFrameworksOpen), testutil.ToFloat64(reviewSnapshots)
 }
 
 // FrameworkParallelism is the parallelism of the live framework serving

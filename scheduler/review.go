@@ -50,6 +50,11 @@ type ReviewRequest struct {
 	// ScoredNodes in rank order; the others have their total only. Every
 	// feasible node is scored and ranked either way.
 	ScoredNodes int
+
+	// Scenario, when set, changes the cluster the pods are placed on
+	// (review_scenario.go): the pending pods of PendingPods, if set, then
+	// the scenario's own pods.
+	Scenario *Scenario
 }
 
 // Reviewer answers scheduling reviews. *Scheduler implements it.
@@ -76,6 +81,8 @@ type Review struct {
 	Pod *PodReview
 	// WhatIf answers what-if mode, in queue order.
 	WhatIf []WhatIfPod
+	// Scenario answers a request with a scenario (WhatIf is then unset).
+	Scenario *ScenarioReview
 }
 
 // PodReview is what one scheduling cycle would decide for one pod.
@@ -159,6 +166,9 @@ type WhatIfPod struct {
 	Namespace, Name string
 	Node            string
 	Message         string
+	// Tied counts the nodes sharing the best score (Node included) when
+	// the cycle would pick among several at random; 0 otherwise.
+	Tied int
 }
 
 // reviewParallelism is the parallelism of a review framework: its Filter
@@ -193,7 +203,10 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 	}
 	logger := klog.FromContext(ctx)
 	var rc *reviewCycle
+	// prof builds the frameworks of a scenario's own snapshots.
+	var prof Profile
 	if req.Draft != nil {
+		prof = *req.Draft
 		// A draft that does not build is the answer, whatever the pod.
 		var err error
 		if rc, err = s.startReviewCycle(ctx, req.Draft, nil); err != nil {
@@ -202,7 +215,7 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		defer rc.end()
 	}
 	pod := req.Pod
-	if pod == nil && !req.PendingPods {
+	if pod == nil && !req.PendingPods && req.Scenario == nil {
 		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
@@ -222,6 +235,7 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 			return nil, fmt.Errorf("%w: %q", ErrNotServing, name)
 		}
 		defer lp.release(logger)
+		prof = lp.profile
 		var err error
 		if rc, err = s.startReviewCycle(ctx, nil, lp); err != nil {
 			return nil, err
@@ -231,6 +245,10 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 
 	out := &Review{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
 	var err error
+	if req.Scenario != nil {
+		out.Scenario, err = s.scenario(ctx, rc, prof, req)
+		return out, err
+	}
 	if req.PendingPods {
 		name := req.PendingSchedulerName
 		if name == "" {

@@ -21,6 +21,9 @@ type reviewCycle struct {
 	// scoredNodes bounds the feasible nodes listed with their scores
 	// (ReviewRequest.ScoredNodes); 0: all of them.
 	scoredNodes int
+	// placing: only each pod's node, or its message, is wanted (place):
+	// the rejected nodes and the sampled ones are not listed.
+	placing bool
 }
 
 // startReviewCycle takes the snapshot reviews share (reviews take turns
@@ -73,18 +76,17 @@ func (rc *reviewCycle) end() {
 
 // reviewSnapshot is the snapshot reviews take turns on.
 type reviewSnapshot struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// snapshot is made once (reviewSnapshots counts it), unless
+	// restoring it failed: every other review updates the one there is
+	// with the nodes that changed since the last review.
 	snapshot *internalcache.Snapshot
-	// made counts the snapshots made: one, unless restoring one failed.
-	// Every other review updates the one there is with the nodes that
-	// changed since the last review.
-	made int
 }
 
 func (r *reviewSnapshot) snapshotLocked() *internalcache.Snapshot {
 	if r.snapshot == nil {
 		r.snapshot = internalcache.NewEmptySnapshot()
-		r.made++
+		reviewSnapshots.Inc()
 	}
 	return r.snapshot
 }

@@ -69,7 +69,7 @@ func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot 
 		return nil, &BuildError{err}
 	}
 	name := prof.SchedulerName
-	s.reviewBuilds.Add(1)
+	reviewFrameworkBuilds.Inc()
 	fctx, cancel := context.WithCancel(s.ctx)
 	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
 	fi := newFrameworkInformers(s.informerFactory)
@@ -95,7 +95,7 @@ func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot 
 		weights:   map[string]int32{},
 		parent:    s,
 	}
-	s.reviewsOpen.Add(1)
+	reviewFrameworksOpen.Inc()
 	plugins := fw.ListPlugins()
 	for _, pl := range plugins.Score.Enabled {
 		rf.weights[pl.Name] = pl.Weight
@@ -171,7 +171,7 @@ func (rf *reviewFramework) close() {
 	}
 	rf.cancel()
 	rf.informers.removeHandlers()
-	rf.parent.reviewsOpen.Add(-1)
+	reviewFrameworksOpen.Dec()
 }
 
 // noActivation drops the activations a review's plugins ask for.

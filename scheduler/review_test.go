@@ -412,7 +412,13 @@ var _ = Describe("SchedulingReview", func() {
 			return len(n.Pods)
 		}, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
 		tmpl := newPod(h.ns, "web", name, "1", "1Gi")
-		Expect(h.sched.ReviewFrameworkBuilds()).To(BeZero())
+		// The metrics are the process's: this spec counts from what the
+		// specs before it left.
+		builds0, open0, snapshots0 := scheduler.ReviewMetrics()
+		metrics := func() (builds, open, snapshots float64) {
+			b, o, s := scheduler.ReviewMetrics()
+			return b - builds0, o - open0, s - snapshots0
+		}
 
 		// Every review of one generation shares one framework: a build per
 		// review is what made reviews slow the scheduling loop.
@@ -420,12 +426,13 @@ var _ = Describe("SchedulingReview", func() {
 		for range reviews {
 			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl}).Pod.SelectedNode).To(Equal("idle"))
 		}
-		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(1))
-		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+		builds, open, snapshots := metrics()
+		Expect(builds).To(BeEquivalentTo(1))
+		Expect(open).To(BeEquivalentTo(1))
 		// And one snapshot, which each review updates with the nodes that
 		// changed since the last one, never a copy of the whole cluster
 		// per review.
-		Expect(h.sched.ReviewSnapshotsMade()).To(Equal(1))
+		Expect(snapshots).To(BeEquivalentTo(1))
 
 		// A new generation gets its own, built at its first review; the
 		// replaced one is closed with its generation.
@@ -433,20 +440,23 @@ var _ = Describe("SchedulingReview", func() {
 		for range reviews {
 			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl}).Pod.SelectedNode).To(Equal("busy"))
 		}
-		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(2))
-		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
+		builds, open, _ = metrics()
+		Expect(builds).To(BeEquivalentTo(2))
+		Expect(open).To(BeEquivalentTo(1))
 
 		// Drafts build their own each time and close it.
 		for range 3 {
 			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &least}).Pod.SelectedNode).To(Equal("idle"))
 		}
-		Expect(h.sched.ReviewFrameworkBuilds()).To(BeEquivalentTo(5))
-		Expect(h.sched.ReviewFrameworksOpen()).To(BeEquivalentTo(1))
-		Expect(h.sched.ReviewSnapshotsMade()).To(Equal(1), "every generation and draft reviews on the one snapshot")
+		builds, open, snapshots = metrics()
+		Expect(builds).To(BeEquivalentTo(5))
+		Expect(open).To(BeEquivalentTo(1))
+		Expect(snapshots).To(BeEquivalentTo(1), "every generation and draft reviews on the one snapshot")
 
 		// A removed profile closes its review framework too.
 		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
-		Expect(h.sched.ReviewFrameworksOpen()).To(BeZero())
+		_, open, _ = metrics()
+		Expect(open).To(BeZero())
 		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: tmpl})
 		Expect(err).To(MatchError(scheduler.ErrNotServing))
 	})

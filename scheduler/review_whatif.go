@@ -17,7 +17,15 @@ import (
 // review's snapshot, each placed pod assumed there for the next. Gated
 // pods are not pending for the queue and are left out.
 func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName string) ([]WhatIfPod, error) {
-	logger := klog.FromContext(ctx)
+	pending, err := s.pendingPods(rc, schedulerName)
+	if err != nil {
+		return nil, err
+	}
+	return rc.place(ctx, pending)
+}
+
+// pendingPods are the pending pods of schedulerName in queue order.
+func (s *Scheduler) pendingPods(rc *reviewCycle, schedulerName string) ([]*framework.QueuedPodInfo, error) {
 	all, err := s.podLister.List(labels.Everything())
 	if err != nil {
 		return nil, err
@@ -42,6 +50,13 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 	// time, and where it ties, the order the queue takes pods that arrive
 	// together in (queue.ComparePending): the same pods in the same order
 	// for every review of the same state.
+	rc.sortPending(pending)
+	return pending, nil
+}
+
+// sortPending orders pods as the queue takes them: the profile's queue
+// sort, and where it ties, queue.ComparePending.
+func (rc *reviewCycle) sortPending(pending []*framework.QueuedPodInfo) {
 	less := rc.fw.QueueSortFunc()
 	slices.SortFunc(pending, func(a, b *framework.QueuedPodInfo) int {
 		switch {
@@ -52,9 +67,16 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 		}
 		return queue.ComparePending(a.Pod, b.Pod)
 	})
-	// Only the node each pod goes to is reported: no node's scores are
-	// listed but the first one's.
-	rc.scoredNodes = 1
+}
+
+// place places pending pods in the order given on the review's snapshot,
+// each placed pod assumed there for the next. What-if and scenarios
+// (review_scenario.go) place all their pending work through it.
+func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPodInfo) ([]WhatIfPod, error) {
+	logger := klog.FromContext(ctx)
+	// Only the node each pod goes to is reported (or why none): no
+	// node's scores are listed but the first one's, no rejected node.
+	rc.scoredNodes, rc.placing = 1, true
 	out := make([]WhatIfPod, 0, len(pending))
 	for _, qp := range pending {
 		if err := ctx.Err(); err != nil {
@@ -69,7 +91,7 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 		case r.SelectedNode == "":
 			res.Message = r.Message
 		default:
-			res.Node = r.SelectedNode
+			res.Node, res.Tied = r.SelectedNode, r.Tied
 			pod.Spec.NodeName = r.SelectedNode
 			pi, err := framework.NewPodInfo(pod)
 			if err != nil {

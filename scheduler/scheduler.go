@@ -108,10 +108,6 @@ type Scheduler struct {
 
 	// reviews is the snapshot reviews share, one at a time (review.go).
 	reviews reviewSnapshot
-	// reviewBuilds counts the frameworks built for reviews: one per live
-	// profile generation reviewed, one per draft review; reviewsOpen
-	// those not closed yet.
-	reviewBuilds, reviewsOpen atomic.Int64
 
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).

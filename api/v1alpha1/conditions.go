@@ -88,6 +88,13 @@ const (
 	ReasonInvalidReview = "InvalidReview"
 	// ReasonEvaluationFailed: the pipeline returned an error.
 	ReasonEvaluationFailed = "EvaluationFailed"
+	// ReasonInvalidScenario: spec.scenario cannot be run as given (a
+	// template that does not decode or says nothing of what its nodes
+	// hold, a node that does not exist, a bad selector).
+	ReasonInvalidScenario = "InvalidScenario"
+	// ReasonScenarioTooLarge: spec.scenario, expanded, has more nodes or
+	// pods than the operator's limits.
+	ReasonScenarioTooLarge = "ScenarioTooLarge"
 )
 
 // ProfileRoute condition reasons, beside ReasonActive, ReasonApplying,

@@ -18,10 +18,11 @@ import (
 // SchedulerProfile (spec.profile, or the one serving the pod's
 // schedulerName) or with a draft profile (spec.profileSpec) that is built
 // for the review only and never serves.
-// +kubebuilder:validation:XValidation:rule="has(self.pendingPods) && self.pendingPods ? !has(self.podName) && !has(self.podTemplate) : has(self.podName) != has(self.podTemplate)",message="exactly one of spec.podName and spec.podTemplate must be set (neither with spec.pendingPods)"
+// +kubebuilder:validation:XValidation:rule="(has(self.pendingPods) && self.pendingPods) || has(self.scenario) ? !has(self.podName) && !has(self.podTemplate) : has(self.podName) != has(self.podTemplate)",message="exactly one of spec.podName and spec.podTemplate must be set (neither with spec.pendingPods or spec.scenario)"
 // +kubebuilder:validation:XValidation:rule="!has(self.profile) || !has(self.profileSpec)",message="at most one of spec.profile and spec.profileSpec may be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.pendingPods) || !self.pendingPods || has(self.profile) || has(self.profileSpec)",message="spec.pendingPods needs spec.profile or spec.profileSpec"
 // +kubebuilder:validation:XValidation:rule="!has(self.profileSpec) || !has(self.pendingPods) || !self.pendingPods || has(self.schedulerName) || has(self.profileSpec.schedulerName)",message="spec.pendingPods with spec.profileSpec needs spec.schedulerName or spec.profileSpec.schedulerName"
+// +kubebuilder:validation:XValidation:rule="!has(self.scenario) || has(self.profile) || has(self.profileSpec)",message="spec.scenario needs spec.profile or spec.profileSpec"
 type SchedulingReviewSpec struct {
 	// PodName is a pod in the review's namespace, pending or not.
 	// +optional
@@ -67,6 +68,16 @@ type SchedulingReviewSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=500
 	MaxNodes *int32 `json:"maxNodes,omitempty"`
+
+	// --- capacity scenarios (schedulingreview_scenario_types.go) ---
+
+	// Scenario changes the cluster the pods are placed on, in the review's
+	// snapshot only (nodes added or drained, pods added), and may search
+	// for the smallest count of nodes that places them all.
+	// +optional
+	Scenario *ReviewScenario `json:"scenario,omitempty"`
+
+	// --- end of capacity scenarios ---
 
 	// TTLSecondsAfterFinished is how long a finished review is kept before
 	// the operator deletes it.
@@ -146,6 +157,15 @@ type SchedulingReviewStatus struct {
 	// WhatIf answers what-if mode.
 	// +optional
 	WhatIf *WhatIfResult `json:"whatIf,omitempty"`
+
+	// --- capacity scenarios (schedulingreview_scenario_types.go) ---
+
+	// Scenario answers spec.scenario (whatIf is then unset: the pending
+	// pods are among the scenario's).
+	// +optional
+	Scenario *ScenarioResult `json:"scenario,omitempty"`
+
+	// --- end of capacity scenarios ---
 }
 
 // PodReviewResult is what one scheduling cycle would decide for a pod.

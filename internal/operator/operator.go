@@ -80,6 +80,10 @@ type Options struct {
 	// means the pod's namespace.
 	ExtenderSecretsNamespace string
 
+	// ScenarioMaxNodes and ScenarioMaxPods bound a SchedulingReview's
+	// scenario once expanded; a larger one is refused, naming the field.
+	ScenarioMaxNodes, ScenarioMaxPods int
+
 	// Webhook, when set, serves the validating admission webhooks of
 	// SchedulerProfile and ExtenderConfig.
 	Webhook *WebhookOptions
@@ -126,6 +130,8 @@ func Defaults() Options {
 		PodMaxBackoff:      10 * time.Second,
 		BindCheck:          true,
 		OutOfTreeRegistry:  frameworkruntime.Registry{},
+		ScenarioMaxNodes:   scheduler.DefaultScenarioLimits.Nodes,
+		ScenarioMaxPods:    scheduler.DefaultScenarioLimits.Pods,
 	}
 }
 
@@ -162,6 +168,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		scheduler.WithPodBackoff(o.PodInitialBackoff, o.PodMaxBackoff),
 		scheduler.WithBindCheck(o.BindCheck),
 		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
+		scheduler.WithScenarioLimits(scheduler.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("creating scheduler: %w", err)

@@ -198,6 +198,29 @@ var _ = Describe("kubectl sp", Ordered, func() {
 		Expect(batch.Spec.NodeName).To(BeEmpty())
 	})
 
+	It("answers a capacity scenario: a drain, pods added, the smallest count of nodes", func(ctx SpecContext) {
+		job := filepath.Join(workDir, "job.yaml")
+		Expect(os.WriteFile(job, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: job}\nspec:\n  containers: [{name: c, image: pause, resources: {requests: {cpu: \"3\"}}}]\n"), 0o600)).To(Succeed())
+		stdout, stderr, code := run(plugin, "what-if", "--profile", profile, "-n", nsA, "--kubeconfig", admin,
+			"--drain", "kubernetes.io/hostname=review-1", "--pods", job, "--replicas", "4", "--min-nodes", "review-2", "--max", "5",
+			"--report-by", "topology.kubernetes.io/zone")
+		Expect(code).To(BeZero(), stderr)
+		GinkgoWriter.Println(stdout)
+		// 4 pods of 3 CPUs: 2 on review-2 (8 CPUs), review-1 drained; one
+		// copy of review-2 takes the other 2.
+		Expect(stdout).To(ContainSubstring("1 nodes removed, 1 added"))
+		Expect(stdout).To(MatchRegexp(`(?m)^Smallest count that places every pod: 1 \(tried count:unplaced 0:2 5:0 `))
+		Expect(stdout).To(MatchRegexp(`(?m)^zone-a\s+1 → 0\s`))
+		Expect(reviewsLeft(ctx, nsA)).To(BeZero())
+
+		By("refusing a template that says nothing of what its nodes hold, naming the field")
+		node := filepath.Join(workDir, "node.yaml")
+		Expect(os.WriteFile(node, []byte("apiVersion: v1\nkind: Node\nmetadata: {name: empty}\n"), 0o600)).To(Succeed())
+		_, stderr, code = run(plugin, "what-if", "--profile", profile, "-n", nsA, "--kubeconfig", admin, "--add-nodes", node+"=2")
+		Expect(code).To(Equal(1))
+		Expect(stderr).To(ContainSubstring("InvalidScenario: spec.scenario.addNodes[0].template.status.allocatable: Required value"))
+	})
+
 	It("lets a user who may edit namespace A review its pods, and not those of B", func(ctx SpecContext) {
 		// The review-edit ClusterRole aggregates to edit and admin; envtest
 		// runs no aggregation controller, so the user is bound to it directly.

@@ -43,6 +43,22 @@ var _ = Describe("SchedulingReview schema", func() {
   pendingPods: true
   profileSpec:
     schedulerName: bin-packing`),
+		Entry("a scenario with every field", `
+  profile: bin-packing
+  pendingPods: true
+  scenario:
+    addNodes:
+    - {fromNode: node-a, count: 2}
+    - template: {metadata: {name: big}, status: {allocatable: {cpu: "16", pods: "110"}}}
+      count: 1
+    removeNodes: {selector: {matchLabels: {pool: old}}}
+    pods:
+    - podTemplate: {spec: {containers: [{name: c, image: nginx}]}}
+      replicas: 40
+    - podGroupTemplate: {minCount: 2, podTemplate: {spec: {containers: [{name: c, image: nginx}]}}}
+      replicas: 4
+    reportBy: pool
+    minimize: {fromNode: node-a, max: 0}`),
 	)
 
 	It("defaults maxNodes to 10 and ttlSecondsAfterFinished to 600", func() {
@@ -76,12 +92,38 @@ var _ = Describe("SchedulingReview schema", func() {
 		Entry("what-if with a pod", `
   pendingPods: true
   profile: bin-packing
-  podName: web`, "spec", "exactly one of spec.podName and spec.podTemplate must be set (neither with spec.pendingPods)"),
+  podName: web`, "spec", "exactly one of spec.podName and spec.podTemplate must be set (neither with spec.pendingPods or spec.scenario)"),
 		Entry("what-if without a profile", `
   pendingPods: true`, "spec", "spec.pendingPods needs spec.profile or spec.profileSpec"),
 		Entry("what-if with an unnamed draft", `
   pendingPods: true
   profileSpec: {}`, "spec", "spec.pendingPods with spec.profileSpec needs spec.schedulerName or spec.profileSpec.schedulerName"),
+		Entry("a scenario without a profile", `
+  scenario: {reportBy: pool}`, "spec", "spec.scenario needs spec.profile or spec.profileSpec"),
+		Entry("a scenario with a pod", `
+  profile: bin-packing
+  podName: web
+  scenario: {reportBy: pool}`, "spec", "neither with spec.pendingPods or spec.scenario"),
+		Entry("added nodes of both shapes", `
+  profile: bin-packing
+  scenario:
+    addNodes: [{fromNode: a, template: {}, count: 1}]`, "spec.scenario.addNodes[0]", "set exactly one of fromNode and template"),
+		Entry("a negative count", `
+  profile: bin-packing
+  scenario:
+    addNodes: [{fromNode: a, count: -1}]`, "spec.scenario.addNodes[0].count", "greater than or equal to 0"),
+		Entry("an empty node selection", `
+  profile: bin-packing
+  scenario:
+    removeNodes: {}`, "spec.scenario.removeNodes", "set names or selector"),
+		Entry("pods of both kinds", `
+  profile: bin-packing
+  scenario:
+    pods: [{podTemplate: {spec: {}}, podGroupTemplate: {minCount: 1, podTemplate: {spec: {}}}, replicas: 1}]`, "spec.scenario.pods[0]", "set exactly one of podTemplate and podGroupTemplate"),
+		Entry("a negative minimize max", `
+  profile: bin-packing
+  scenario:
+    minimize: {fromNode: a, max: -1}`, "spec.scenario.minimize.max", "greater than or equal to 0"),
 		Entry("maxNodes 0", `
   podName: web
   maxNodes: 0`, "spec.maxNodes", "greater than or equal to 1"),

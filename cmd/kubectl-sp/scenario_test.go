@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+func TestScenarioFlags(t *testing.T) {
+	dir := t.TempDir()
+	nodeFile := filepath.Join(dir, "gpu-node.yaml")
+	if err := os.WriteFile(nodeFile, []byte(`apiVersion: v1
+kind: Node
+metadata:
+  name: gpu
+  labels: {pool: gpu}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	podFile := filepath.Join(dir, "job.yaml")
+	if err := os.WriteFile(podFile, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: job, labels: {app: job}}
+spec:
+  containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badPod := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badPod, []byte("apiVersion: v1\nkind: Pod\nspec: {containerz: []}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("every flag", func(t *testing.T) {
+		g := NewWithT(t)
+		o := &scenarioOptions{addNodes: []string{"node-a=3", nodeFile + "=2"}, drain: "pool=old,zone notin (z1)", pods: podFile, replicas: 40, minNodes: nodeFile, max: 50, reportBy: "pool"}
+		sc, err := o.scenario(nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(sc.ReportBy).To(Equal("pool"))
+		g.Expect(sc.AddNodes).To(HaveLen(2))
+		g.Expect(sc.AddNodes[0]).To(Equal(v1alpha1.ScenarioNodes{NodeShape: v1alpha1.NodeShape{FromNode: "node-a"}, Count: 3}))
+		g.Expect(sc.AddNodes[1].Count).To(BeEquivalentTo(2))
+		node := &corev1.Node{}
+		g.Expect(json.Unmarshal(sc.AddNodes[1].Template.Raw, node)).To(Succeed())
+		g.Expect(node.Name).To(Equal("gpu"))
+		g.Expect(node.Status.Allocatable.Cpu().String()).To(Equal("8"))
+		g.Expect(sc.RemoveNodes.Selector.MatchLabels).To(Equal(map[string]string{"pool": "old"}))
+		g.Expect(sc.RemoveNodes.Selector.MatchExpressions).To(HaveLen(1))
+		g.Expect(sc.Pods).To(HaveLen(1))
+		g.Expect(sc.Pods[0].Replicas).To(BeEquivalentTo(40))
+		g.Expect(sc.Pods[0].PodTemplate.Labels).To(Equal(map[string]string{"app": "job"}))
+		g.Expect(string(sc.Pods[0].PodTemplate.Spec.Raw)).To(ContainSubstring(`"cpu":"1"`))
+		g.Expect(sc.Minimize.Max).To(BeEquivalentTo(50))
+		g.Expect(sc.Minimize.Template).NotTo(BeNil())
+	})
+	t.Run("none", func(t *testing.T) {
+		g := NewWithT(t)
+		sc, err := (&scenarioOptions{}).scenario(nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(sc).To(BeNil())
+	})
+	for _, tc := range []struct {
+		name string
+		o    scenarioOptions
+		want string
+	}{
+		{"no count", scenarioOptions{addNodes: []string{"node-a"}}, `--add-nodes "node-a": want NODE=COUNT`},
+		{"count not a number", scenarioOptions{addNodes: []string{"node-a=many"}}, `--add-nodes "node-a=many"`},
+		{"bad selector", scenarioOptions{drain: "pool in (a"}, `--drain "pool in (a"`},
+		{"missing file", scenarioOptions{minNodes: filepath.Join(dir, "nope.yaml")}, "--min-nodes: open"},
+		{"unknown field", scenarioOptions{pods: badPod, replicas: 1}, `unknown field "spec.containerz"`},
+		{"not a pod", scenarioOptions{pods: nodeFile, replicas: 1}, "want a Pod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			_, err := tc.o.scenario(nil)
+			g.Expect(err).To(MatchError(ContainSubstring(tc.want)))
+		})
+	}
+}
+
+func TestRenderScenario(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "what-if-x"},
+		Status: v1alpha1.SchedulingReviewStatus{
+			Profile: "bin-packing", ProfileGeneration: 2, SchedulerName: "bin-packing", SnapshotNodes: 7,
+			Scenario: &v1alpha1.ScenarioResult{
+				Pods: 6, Placed: 4, Evicted: 6, RemovedNodes: 2, AddedNodes: 1, ReportBy: "pool",
+				Unplaced: []v1alpha1.ScenarioPod{{Pod: "batch/lo-d", Source: "Evicted", FromNode: "old-2", Message: "0/5 nodes are available: 2 Insufficient cpu."}},
+				Utilization: []v1alpha1.PoolUtilization{
+					{Pool: "new", Before: v1alpha1.ResourceShares{Nodes: 2, CPU: 17, Memory: 6, Pods: 1}, After: v1alpha1.ResourceShares{Nodes: 3, CPU: 90, Memory: 25, Pods: 4}},
+					{Pool: "old", Before: v1alpha1.ResourceShares{Nodes: 2, CPU: 44, Memory: 19, Pods: 3}},
+				},
+				Minimize: &v1alpha1.MinimizeResult{Found: true, Count: 1, Max: 4, Tried: []v1alpha1.MinimizeTrial{{Count: 0, Unplaced: 3}, {Count: 4}, {Count: 2}, {Count: 1}}},
+			},
+		},
+	}
+	var out bytes.Buffer
+	if err := renderScenario(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	want := `4 of 6 pods would be placed (6 evicted, 2 nodes removed, 1 added; bin-packing (generation 2, schedulerName bin-packing), 7 nodes)
+Smallest count that places every pod: 1 (tried count:unplaced 0:3 4:0 2:0 1:0)
+
+POOL   NODES   CPU         MEMORY     PODS
+new    2 → 3   17% → 90%   6% → 25%   1% → 4%
+old    2 → 0   44% → 0%    19% → 0%   3% → 0%
+
+UNPLACED POD   SOURCE    REASON
+batch/lo-d     Evicted   0/5 nodes are available: 2 Insufficient cpu.
+(1 unplaced pods of other namespaces, or beyond the first 1, not listed)
+`
+	if got := out.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, strings.ReplaceAll(want, "\t", "→TAB"))
+	}
+}

@@ -1,0 +1,171 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+var _ = Describe("SchedulingReview scenarios", func() {
+	It("never changes the live cache, queue, nodes or pods, and answers while the profile swaps", func() {
+		h := startScheduler()
+		name := uniqueName("scenario")
+		least := defaultProfile(name)
+		most := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
+			for i := range p.PluginConfig {
+				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
+					args.ScoringStrategy.Type = config.MostAllocated
+				}
+			}
+		})
+		h.apply(least)
+		for i := range 3 {
+			createNode(fmt.Sprintf("n%d", i), "4", "8Gi")
+		}
+		for i := range 6 {
+			createPod(newPod(h.ns, fmt.Sprintf("run-%d", i), name, "1", "1Gi"))
+		}
+		bound := map[string]string{}
+		for i := range 6 {
+			pod := fmt.Sprintf("run-%d", i)
+			bound[pod] = waitBound(h.ns, pod, 20*time.Second)
+		}
+		// Pending: no node has 8 CPUs.
+		createPod(newPod(h.ns, "big", name, "8", "1Gi"))
+		Eventually(failedSchedulingNotes(h.ns, "big"), 20*time.Second, 50*time.Millisecond).ShouldNot(BeEmpty())
+		active, backoff, unschedulable := h.sched.Queue().Pending()
+		queued := len(active) + len(backoff) + len(unschedulable)
+		before := cacheState(h.sched)
+
+		big := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: "big", Labels: map[string]string{"pool": "big"}},
+			Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+				v1.ResourceCPU: resource.MustParse("16"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110"),
+			}},
+		}
+		sc := &scheduler.Scenario{
+			RemoveNodes: []string{"n0"},
+			AddNodes:    []scheduler.NodeShape{{FromNode: "n1", Count: 1}},
+			Pods:        []scheduler.ScenarioPods{{Template: newPod(h.ns, "extra", name, "1", "1Gi"), Replicas: 2}},
+			ReportBy:    "pool",
+			Minimize:    &scheduler.Minimize{Shape: scheduler.NodeShape{Template: big}, Max: 5},
+		}
+		var r *scheduler.Review
+		Eventually(func(g Gomega) {
+			var err error
+			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{SchedulerName: name, PendingPods: true, Scenario: sc})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(r.Scenario.Pods).To(ContainElement(HaveField("Name", "big")))
+		}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
+		s := r.Scenario
+		Expect(s.RemovedNodes).To(Equal(1))
+		Expect(s.Minimize.Count).To(Equal(1), "one 16-CPU node takes the 8-CPU pod: %+v", s.Minimize.Tried)
+		Expect(s.AddedNodes).To(Equal(2))
+		Expect(s.Unplaced()).To(BeZero(), "%+v", s.Pods)
+		sources := map[scheduler.PodSource]int{}
+		for _, p := range s.Pods {
+			sources[p.Source]++
+			if p.Name == "big" {
+				Expect(p.Node).To(Equal("big-1"))
+			}
+		}
+		Expect(sources).To(HaveKeyWithValue(scheduler.SourcePending, 1))
+		Expect(sources).To(HaveKeyWithValue(scheduler.SourceAdded, 2))
+		Expect(sources[scheduler.SourceEvicted]).To(Equal(countOn(bound, "n0")))
+		Expect(s.Pools).To(ContainElement(And(HaveField("Value", "big"), HaveField("After.Nodes", 1), HaveField("Before.Nodes", 0))))
+
+		By("leaving the cache, the queue, the nodes and the pods as they were")
+		Expect(cacheState(h.sched)).To(Equal(before))
+		active, backoff, unschedulable = h.sched.Queue().Pending()
+		Expect(len(active) + len(backoff) + len(unschedulable)).To(Equal(queued))
+		nodeList, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(nodeList.Items).To(HaveLen(3))
+		for pod, node := range bound {
+			Expect(getPod(h.ns, pod).Spec.NodeName).To(Equal(node))
+		}
+		Expect(getPod(h.ns, "big").Spec.NodeName).To(BeEmpty())
+
+		By("with a draft: every framework a run builds is closed")
+		builds0, open0, _ := scheduler.ReviewMetrics()
+		r = h.review(scheduler.ReviewRequest{Draft: &most, Scenario: &scheduler.Scenario{
+			RemoveNodes: []string{"n0"},
+			Minimize:    &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "n1"}, Max: 4},
+		}})
+		Expect(r.Scenario.Minimize.Count).To(Equal(0), "the pods of n0 fit on the others")
+		builds, open, _ := scheduler.ReviewMetrics()
+		Expect(builds-builds0).To(BeEquivalentTo(1+len(r.Scenario.Minimize.Tried)), "the draft's, then one per run")
+		Expect(open).To(Equal(open0))
+
+		By("placing a pod group all or nothing: a group that does not fit gives its room back")
+		r = h.review(scheduler.ReviewRequest{SchedulerName: name, Scenario: &scheduler.Scenario{Pods: []scheduler.ScenarioPods{
+			{Template: newPod(h.ns, "gang", name, "2", "1Gi"), Replicas: 4, MinCount: 4},
+			{Template: newPod(h.ns, "single", name, "2", "1Gi"), Replicas: 3},
+		}}})
+		Expect(r.Scenario.Groups).To(ConsistOf(And(HaveField("Name", "gang"), HaveField("Members", 4), HaveField("Placed", 0),
+			HaveField("Message", ContainSubstring("fewer than its minCount 4")))))
+		for _, p := range r.Scenario.Pods {
+			if p.Source != scheduler.SourceAdded {
+				continue
+			}
+			if strings.HasPrefix(p.Name, "gang-") {
+				Expect(p.Node).To(BeEmpty(), p.Name)
+			} else {
+				Expect(p.Node).NotTo(BeEmpty(), "%s: the group's room was given back: %s", p.Name, p.Message)
+			}
+		}
+		Expect(cacheState(h.sched)).To(Equal(before))
+
+		By("answering while the profile swaps, and the live profile still binding")
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		answers := 0
+		go func() {
+			defer GinkgoRecover()
+			for ctx.Err() == nil {
+				_, err := h.sched.Review(ctx, scheduler.ReviewRequest{SchedulerName: name, Scenario: &scheduler.Scenario{RemoveNodes: []string{"n2"}}})
+				if err != nil && !errors.Is(err, scheduler.ErrNotServing) && ctx.Err() == nil {
+					done <- err
+					return
+				}
+				answers++
+			}
+			done <- nil
+		}()
+		for i := range 6 {
+			if i%2 == 0 {
+				h.apply(most)
+			} else {
+				h.apply(least)
+			}
+			createPod(newPod(h.ns, fmt.Sprintf("late-%d", i), name, "100m", "100Mi"))
+		}
+		for i := range 6 {
+			waitBound(h.ns, fmt.Sprintf("late-%d", i), 20*time.Second)
+		}
+		stop()
+		Eventually(done, 20*time.Second).Should(Receive(BeNil()))
+		Expect(answers).To(BeNumerically(">", 0))
+	})
+})
+
+func countOn(bound map[string]string, node string) int {
+	n := 0
+	for _, b := range bound {
+		if b == node {
+			n++
+		}
+	}
+	return n
+}
