@@ -45,6 +45,10 @@ type ReviewRequest struct {
 	// schedulerName is PendingSchedulerName, in queue order.
 	PendingPods          bool
 	PendingSchedulerName string
+	// PodGroupName asks for the pod-group cycle's answer for a PodGroup of
+	// PodNamespace (explain mode for a group). A review of a pending pod
+	// that belongs to a PodGroup answers for its group too.
+	PodGroupName string
 	// ScoredNodes, when above 0, bounds the feasible nodes listed with
 	// their per-plugin scores (PodReview.Feasible[i].Scores) to the first
 	// ScoredNodes in rank order; the others have their total only. Every
@@ -76,6 +80,9 @@ type Review struct {
 	Pod *PodReview
 	// WhatIf answers what-if mode, in queue order.
 	WhatIf []WhatIfPod
+	// Group answers for a pod group (PodGroupName, or the group of the
+	// pending pod reviewed); Pod is then nil.
+	Group *GroupReview
 }
 
 // PodReview is what one scheduling cycle would decide for one pod.
@@ -153,6 +160,8 @@ type WhatIfPod struct {
 	Namespace, Name string
 	Node            string
 	Message         string
+	// Group is the PodGroup the pod was placed with (all or nothing).
+	Group string
 }
 
 // reviewParallelism is the parallelism of a review framework: its Filter
@@ -196,7 +205,21 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		defer rc.end()
 	}
 	pod := req.Pod
-	if pod == nil && !req.PendingPods {
+	// --- pod groups: the group named, or the group of a pending member.
+	group := req.PodGroupName
+	if group != "" && rc == nil && req.SchedulerName == "" {
+		// The profile serving the group's members.
+		members, err := s.groupMembers(req.PodNamespace, group)
+		if err != nil {
+			return nil, err
+		}
+		if len(members) == 0 {
+			return nil, fmt.Errorf("%w: no pod of %s/%s to take a profile from", ErrPodGroupNotFound, req.PodNamespace, group)
+		}
+		req.SchedulerName = members[0].Spec.SchedulerName
+	}
+	// --- end pod groups
+	if pod == nil && !req.PendingPods && group == "" {
 		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
@@ -233,6 +256,15 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		out.WhatIf, err = s.whatIf(ctx, rc, name)
 		return out, err
 	}
+	// --- pod groups
+	if group == "" && pod.Spec.NodeName == "" && podGroupsOn() && req.Pod == nil {
+		group = podGroupOf(pod)
+	}
+	if group != "" {
+		out.Group, err = s.reviewPodGroup(ctx, rc, req.PodNamespace, group)
+		return out, err
+	}
+	// --- end pod groups
 	rc.scoredNodes = req.ScoredNodes
 	pod = pod.DeepCopy()
 	if pod.Spec.NodeName != "" {

@@ -56,10 +56,28 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 	// listed but the first one's.
 	rc.scoredNodes = 1
 	out := make([]WhatIfPod, 0, len(pending))
+	// --- pod groups: a group is placed when its first member comes up
+	// in queue order, as the queue pops the group then.
+	groupsDone := map[string]bool{}
+	// --- end pod groups
 	for _, qp := range pending {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// --- pod groups
+		if g := podGroupOf(qp.Pod); g != "" && podGroupsOn() {
+			key := qp.Pod.Namespace + "/" + g
+			if !groupsDone[key] {
+				groupsDone[key] = true
+				pods, err := s.whatIfGroup(ctx, rc, qp.Pod.Namespace, g)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, pods...)
+			}
+			continue
+		}
+		// --- end pod groups
 		pod := qp.Pod.DeepCopy()
 		res := WhatIfPod{Namespace: pod.Namespace, Name: pod.Name}
 		r, err := rc.evaluate(ctx, pod)

@@ -1,0 +1,209 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// groupReview reviews the group name of ns and expects an answer.
+func (h *harness) groupReview(ns, name string, draft *scheduler.Profile) *scheduler.GroupReview {
+	GinkgoHelper()
+	r := h.review(scheduler.ReviewRequest{PodNamespace: ns, PodGroupName: name, Draft: draft})
+	Expect(r.Pod).To(BeNil())
+	Expect(r.Group).NotTo(BeNil())
+	return r.Group
+}
+
+// memberNodes returns the sorted nodes of the members a review places.
+func memberNodes(g *scheduler.GroupReview) []string {
+	var out []string
+	for _, m := range g.Members {
+		if !m.Scheduled {
+			out = append(out, m.Node)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+var _ = Describe("SchedulingReview of a pod group", func() {
+	BeforeEach(enableGenericWorkload)
+
+	It("names the real cycle's verdict and message for a pending gang, and the nodes it binds on once nodes are added", func() {
+		h := startScheduler()
+		name := uniqueName("gang-review")
+		h.apply(defaultProfile(name))
+		createNode("gr-1", "1", "4Gi")
+		createNode("gr-2", "2", "8Gi")
+		createPodGroup(h.ns, "train", 4)
+		members := createGang(h.ns, "train", "train", name, 4, "1")
+
+		By("waiting for the real cycle's verdict: 3 of 4 members fit")
+		real := waitGroupCondition(h.ns, "train", metav1.ConditionFalse)
+		Expect(real.Reason).To(Equal("Unschedulable"))
+		before := cacheState(h.sched)
+
+		g := h.groupReview(h.ns, "train", nil)
+		Expect(g.Reason).To(Equal(real.Reason))
+		Expect(g.Message).To(Equal(real.Message), "byte for byte the PodGroup condition's message")
+		Expect(g.MinCount).To(BeEquivalentTo(4))
+		Expect(g.Members).To(HaveLen(4))
+		var placed, pending int
+		for _, m := range g.Members {
+			Expect(m.Message).NotTo(BeEmpty(), "no member binds: %s", m.Name)
+			if m.Node != "" {
+				placed++
+			} else {
+				pending++
+				Eventually(failedSchedulingNotes(h.ns, m.Name), 10*time.Second, 50*time.Millisecond).Should(ContainElement(m.Message),
+					"the member's reason is the FailedScheduling note the cycle wrote")
+			}
+		}
+		Expect(placed).To(Equal(3), "the algorithm places 3 members before minCount cannot be met")
+		Expect(pending).To(Equal(1))
+		Expect(g.Preemption).NotTo(BeNil(), "workload-aware preemption was evaluated")
+		Expect(g.Preemption.Victims).To(BeEmpty(), "nothing of lower priority runs")
+
+		By("reviewing a member pod: the answer is its group's")
+		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: members[2]})
+		Expect(r.Pod).To(BeNil())
+		Expect(r.Group).NotTo(BeNil())
+		Expect(r.Group.Name).To(Equal("train"))
+		Expect(r.Group.Message).To(Equal(real.Message))
+		Expect(cacheState(h.sched)).To(Equal(before), "a review leaves the live cache as it was")
+
+		By("adding a node while no profile serves the gang, and reviewing with the same profile as a draft")
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		createNode("gr-3", "4", "16Gi")
+		Eventually(func() int64 {
+			if n := h.sched.Cache().Dump().Nodes["gr-3"]; n != nil && n.Node() != nil && len(n.Node().Spec.Taints) == 0 {
+				return n.Allocatable.MilliCPU
+			}
+			return 0
+		}, 10*time.Second, 10*time.Millisecond).Should(BeEquivalentTo(4000), "the node is in the cache, ready (status written, not-ready taint lifted)")
+		draft := defaultProfile(name)
+		g = h.groupReview(h.ns, "train", &draft)
+		Expect(g.Reason).To(Equal("Scheduled"), "%s %+v", g.Message, g.Members)
+		for _, m := range g.Members {
+			Expect(m.Message).To(BeEmpty())
+			Expect(m.Node).NotTo(BeEmpty())
+		}
+		predicted := memberNodes(g)
+
+		By("serving the profile again: the group binds where the review said")
+		h.apply(defaultProfile(name))
+		for _, p := range members {
+			waitBound(h.ns, p, 20*time.Second)
+		}
+		Expect(nodesOf(h.ns, members)).To(Equal(predicted))
+		c := waitGroupCondition(h.ns, "train", metav1.ConditionTrue)
+		Expect(c.Reason).To(Equal(g.Reason))
+		Expect(c.Message).To(Equal(g.Message))
+	})
+
+	It("places members in upstream's member order, waits as the queue does below minCount, and refuses a group that does not exist", func() {
+		h := startScheduler()
+		name := uniqueName("gang-order")
+		h.apply(defaultProfile(name))
+		createNode("go-1", "8", "16Gi")
+
+		By("a group below minCount is held back by GangScheduling: no cycle, no condition")
+		createPodGroup(h.ns, "few", 3)
+		createGang(h.ns, "few", "few", name, 2, "1")
+		Eventually(func() string {
+			return h.groupReview(h.ns, "few", nil).Reason
+		}, 10*time.Second, 50*time.Millisecond).Should(Equal(scheduler.GroupWaiting))
+		g := h.groupReview(h.ns, "few", nil)
+		Expect(g.Message).To(Equal("GangScheduling: waiting for minCount pods from a gang to appear in scheduling queue"))
+		Expect(g.Members).To(HaveLen(2))
+		Consistently(groupCondition(h.ns, "few"), time.Second, 100*time.Millisecond).Should(BeNil(), "the real cycle does not attempt it either")
+
+		By("members of equal priority go by queue time, then name")
+		createPodGroup(h.ns, "ordered", 4)
+		for _, n := range []string{"m-d", "m-c", "m-b", "m-a"} {
+			createPod(newPod(h.ns, n, name, "1", "1Gi", inGroup("ordered"), withGates("hold")))
+		}
+		pods, err := cs.CoreV1().Pods(h.ns).List(context.Background(), metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		var want []v1.Pod
+		for _, p := range pods.Items {
+			if strings.HasPrefix(p.Name, "m-") {
+				want = append(want, p)
+			}
+		}
+		slices.SortFunc(want, func(a, b v1.Pod) int {
+			if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+		var wantNames []string
+		for _, p := range want {
+			wantNames = append(wantNames, p.Name)
+		}
+		Eventually(func() []string {
+			g := h.groupReview(h.ns, "ordered", nil)
+			var names []string
+			for _, m := range g.Members {
+				names = append(names, m.Name)
+			}
+			return names
+		}, 10*time.Second, 50*time.Millisecond).Should(Equal(wantNames))
+		g = h.groupReview(h.ns, "ordered", nil)
+		Expect(g.Reason).To(Equal(scheduler.GroupWaiting), "the scheduling gates hold the group")
+		Expect(g.Message).To(HavePrefix("SchedulingGates: "))
+
+		By("a group that does not exist")
+		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodGroupName: "nope", SchedulerName: name})
+		Expect(errors.Is(err, scheduler.ErrPodGroupNotFound)).To(BeTrue(), "%v", err)
+	})
+
+	It("places pending pod groups all or nothing in what-if mode, the placed ones assumed for the pods after them", func() {
+		h := startScheduler()
+		name := uniqueName("gang-whatif")
+		h.apply(defaultProfile(name))
+		createNode("gw-1", "4", "16Gi")
+		createPodGroup(h.ns, "fits", 2)
+		createPodGroup(h.ns, "too-big", 3)
+		// Gated so the real cycle leaves them pending; what-if leaves
+		// gated pods out, so the gates come off before it.
+		// "a-…" before "b-…": first in queue order even within one second.
+		fits := createGang(h.ns, "a", "fits", name, 2, "1", withGates("hold"))
+		big := createGang(h.ns, "b", "too-big", name, 3, "1", withGates("hold"))
+		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		for _, p := range append(slices.Clone(fits), big...) {
+			ungate(h.ns, p)
+		}
+		draft := defaultProfile(name)
+		var r *scheduler.Review
+		Eventually(func() int {
+			r = h.review(scheduler.ReviewRequest{PendingPods: true, Draft: &draft})
+			return len(r.WhatIf)
+		}, 10*time.Second, 50*time.Millisecond).Should(Equal(5))
+		byGroup := map[string][]scheduler.WhatIfPod{}
+		for _, p := range r.WhatIf {
+			byGroup[p.Group] = append(byGroup[p.Group], p)
+		}
+		Expect(byGroup["fits"]).To(HaveLen(2))
+		Expect(byGroup["too-big"]).To(HaveLen(3))
+		for _, p := range byGroup["fits"] {
+			Expect(p.Node).To(Equal("gw-1"), p.Name)
+		}
+		for _, p := range byGroup["too-big"] {
+			Expect(p.Node).To(BeEmpty(), "all or nothing: 2 cpu are left for 3 members (%s)", p.Name)
+			Expect(p.Message).NotTo(BeEmpty())
+		}
+	})
+})
