@@ -149,19 +149,29 @@ func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace,
 		if gated == "" {
 			gated = preEnqueueGate(ctx, rc.fw, pod)
 		}
-		pi, err := framework.NewPodInfo(pod.DeepCopy())
-		if err != nil {
+		if err := addMember(pgi, pod); err != nil {
 			return nil, "", err
 		}
-		// Members queued together have the same attempts; their queue
-		// time is taken as their creation time, as what-if takes it.
-		pgi.AddPod(&framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{
-			Timestamp:            pod.CreationTimestamp.Time,
-			UnschedulablePlugins: sets.New[string](),
-			PendingPlugins:       sets.New[string](),
-		}})
 	}
 	return pgi, gated, nil
+}
+
+// addMember adds a pending member to pgi as the queue holds it: members
+// queued together have the same attempts, and a member's queue time is
+// taken as its creation time (as what-if takes it), so AddPod puts the
+// members in upstream's order (priority, attempts, queue time, name) and
+// two reviews of the same state agree.
+func addMember(pgi *framework.QueuedPodGroupInfo, pod *v1.Pod) error {
+	pi, err := framework.NewPodInfo(pod.DeepCopy())
+	if err != nil {
+		return err
+	}
+	pgi.AddPod(&framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{
+		Timestamp:            pod.CreationTimestamp.Time,
+		UnschedulablePlugins: sets.New[string](),
+		PendingPlugins:       sets.New[string](),
+	}})
+	return nil
 }
 
 // preEnqueueGate runs the PreEnqueue plugins on pod as the queue does,

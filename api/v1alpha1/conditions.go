@@ -88,6 +88,10 @@ const (
 	ReasonInvalidReview = "InvalidReview"
 	// ReasonEvaluationFailed: the pipeline returned an error.
 	ReasonEvaluationFailed = "EvaluationFailed"
+	// ReasonPodGroupNotFound: spec.podGroupName (or the group of the pod
+	// spec.podName names) is no PodGroup the scheduler knows, or pod
+	// groups are off (the GenericWorkload feature gate).
+	ReasonPodGroupNotFound = "PodGroupNotFound"
 )
 
 // ProfileRoute condition reasons, beside ReasonActive, ReasonApplying,
