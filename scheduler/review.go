@@ -207,6 +207,14 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 	pod := req.Pod
 	// --- pod groups: the group named, or the group of a pending member.
 	group := req.PodGroupName
+	if group != "" {
+		if !podGroupsOn() {
+			return nil, fmt.Errorf("%w: %s/%s (pod groups are off: the GenericWorkload feature gate)", ErrPodGroupNotFound, req.PodNamespace, group)
+		}
+		if _, err := s.cache.PodGroups().Get(req.PodNamespace, group); err != nil {
+			return nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, req.PodNamespace, group)
+		}
+	}
 	if group != "" && rc == nil && req.SchedulerName == "" {
 		// The profile serving the group's members.
 		members, err := s.groupMembers(req.PodNamespace, group)
@@ -214,7 +222,7 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 			return nil, err
 		}
 		if len(members) == 0 {
-			return nil, fmt.Errorf("%w: no pod of %s/%s to take a profile from", ErrPodGroupNotFound, req.PodNamespace, group)
+			return nil, fmt.Errorf("%w: pod group %s/%s has no pod to take a schedulerName from (name a profile)", ErrNotServing, req.PodNamespace, group)
 		}
 		req.SchedulerName = members[0].Spec.SchedulerName
 	}

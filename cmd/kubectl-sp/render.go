@@ -132,9 +132,9 @@ func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	}
 	groups := ""
 	if res.PendingGroups > 0 {
-		groups = fmt.Sprintf(", %d of %d pod groups (all or nothing)", res.PlacedGroups, res.PendingGroups)
+		groups = fmt.Sprintf(" and %d of %d pod groups (all or nothing)", res.PlacedGroups, res.PendingGroups)
 	}
-	fmt.Fprintf(w, "%d of %d pending pods would be placed%s (%s, %d nodes)\n", res.Placed, res.PendingPods, groups, profileLine(sr), sr.Status.SnapshotNodes)
+	fmt.Fprintf(w, "%d of %d pending pods%s would be placed (%s, %d nodes)\n", res.Placed, res.PendingPods, groups, profileLine(sr), sr.Status.SnapshotNodes)
 	if len(res.Pods) == 0 {
 		return nil
 	}
