@@ -28,8 +28,9 @@ import (
 // whose executor records its victims instead of evicting them. Nothing
 // reaches the live cache, the queue or any object.
 
-// ErrPodGroupNotFound: the review names a PodGroup the scheduler does not
-// know, or pod groups are off (the GenericWorkload feature gate).
+// ErrPodGroupNotFound is returned when a review names a PodGroup the
+// scheduler does not know, or pod groups are off (the GenericWorkload
+// feature gate).
 var ErrPodGroupNotFound = errors.New("pod group not found")
 
 // Verdicts of a GroupReview besides the reasons of the PodGroup's

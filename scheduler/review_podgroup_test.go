@@ -50,13 +50,13 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		members := createGang(h.ns, "train", "train", name, 4, "1")
 
 		By("waiting for the real cycle's verdict: 3 of 4 members fit")
-		real := waitGroupCondition(h.ns, "train", metav1.ConditionFalse)
-		Expect(real.Reason).To(Equal("Unschedulable"))
+		cycle := waitGroupCondition(h.ns, "train", metav1.ConditionFalse)
+		Expect(cycle.Reason).To(Equal("Unschedulable"))
 		before := cacheState(h.sched)
 
 		g := h.groupReview(h.ns, "train", nil)
-		Expect(g.Reason).To(Equal(real.Reason))
-		Expect(g.Message).To(Equal(real.Message), "byte for byte the PodGroup condition's message")
+		Expect(g.Reason).To(Equal(cycle.Reason))
+		Expect(g.Message).To(Equal(cycle.Message), "byte for byte the PodGroup condition's message")
 		Expect(g.MinCount).To(BeEquivalentTo(4))
 		Expect(g.Members).To(HaveLen(4))
 		var placed, pending int
@@ -80,7 +80,7 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		Expect(r.Pod).To(BeNil())
 		Expect(r.Group).NotTo(BeNil())
 		Expect(r.Group.Name).To(Equal("train"))
-		Expect(r.Group.Message).To(Equal(real.Message))
+		Expect(r.Group.Message).To(Equal(cycle.Message))
 		Expect(cacheState(h.sched)).To(Equal(before), "a review leaves the live cache as it was")
 
 		By("adding a node while no profile serves the gang, and reviewing with the same profile as a draft")
