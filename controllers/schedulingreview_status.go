@@ -78,7 +78,7 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 		st.Group = groupResult(r.Group)
 		msg += "; pod group " + st.Group.PodGroup + ": " + groupSummary(st.Group)
 		if sr.Spec.PodName != "" {
-			st.Result = memberResult(sr.Namespace+"/"+sr.Spec.PodName, st.Group)
+			st.Result = memberResult(sr.Namespace, sr.Spec.PodName, st.Group)
 		}
 	}
 	// --- end pod groups
@@ -249,9 +249,8 @@ func groupSummary(g *v1alpha1.GroupReviewResult) string {
 
 // memberResult is status.result of a review of a member: its outcome in
 // its group's cycle.
-func memberResult(pod string, g *v1alpha1.GroupReviewResult) *v1alpha1.PodReviewResult {
-	name := pod[strings.LastIndex(pod, "/")+1:]
-	out := &v1alpha1.PodReviewResult{Pod: pod}
+func memberResult(namespace, name string, g *v1alpha1.GroupReviewResult) *v1alpha1.PodReviewResult {
+	out := &v1alpha1.PodReviewResult{Pod: namespace + "/" + name}
 	for _, m := range g.Members {
 		if m.Pod != name {
 			continue

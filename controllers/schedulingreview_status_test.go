@@ -166,7 +166,7 @@ func TestGroupStatus(t *testing.T) {
 			if tc.victims != nil {
 				g.Expect(got.Preemption.Victims).To(Equal(tc.victims))
 			}
-			m := memberResult("ns/"+tc.member, got)
+			m := memberResult("ns", tc.member, got)
 			g.Expect(m.SelectedNode).To(Equal(tc.memberNode))
 			g.Expect(m.Message).To(Equal(tc.memberMsg))
 		})

@@ -114,23 +114,28 @@ func (s *Scheduler) groupMembers(namespace, name string) ([]*v1.Pod, error) {
 	return out, nil
 }
 
+// groupHold is why the cycle would not place a group's members: the
+// queue holds the group back (Reason GroupWaiting), or the cycle fails it
+// before the algorithm runs (SchedulerError, as
+// handlePodGroupFailureBeforeScheduling writes it). Member is each
+// pending member's message.
+type groupHold struct{ Reason, Message, Member string }
+
 // queuedGroup is a group as the queue would pop it: its pending members
-// (neither bound nor assumed), in upstream's member order (AddPod). gated
-// is the message of the first member a PreEnqueue plugin holds back: the
-// queue then does not pop the group at all.
-func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (pgi *framework.QueuedPodGroupInfo, gated string, err error) {
-	if !podGroupsOn() {
-		return nil, "", fmt.Errorf("%w: %s/%s (pod groups are off: the GenericWorkload feature gate)", ErrPodGroupNotFound, namespace, name)
-	}
+// (neither bound nor assumed), in upstream's member order (AddPod), and
+// what holds it back before the algorithm, if anything: a member a
+// PreEnqueue plugin gates (the queue then does not pop the group), or a
+// group validatePodGroup fails.
+func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (*framework.QueuedPodGroupInfo, *groupHold, error) {
 	pg, err := rc.snapshot.PodGroups().Get(namespace, name)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, namespace, name)
+		return nil, nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, namespace, name)
 	}
 	members, err := s.groupMembers(namespace, name)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	pgi = &framework.QueuedPodGroupInfo{
+	pgi := &framework.QueuedPodGroupInfo{
 		PodGroupInfo: &framework.PodGroupInfo{
 			Namespace: namespace,
 			Name:      name,
@@ -140,6 +145,7 @@ func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace,
 		},
 		QueuedPodInfos: make(map[fwk.EntityKey][]*framework.QueuedPodInfo),
 	}
+	var gated string
 	for _, pod := range members {
 		if pod.Spec.NodeName != "" {
 			continue
@@ -151,10 +157,23 @@ func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace,
 			gated = preEnqueueGate(ctx, rc.fw, pod)
 		}
 		if err := addMember(pgi, pod); err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 	}
-	return pgi, gated, nil
+	if gated != "" {
+		return pgi, &groupHold{Reason: GroupWaiting, Message: gated, Member: gated}, nil
+	}
+	if len(pgi.QueuedPodInfos) == 0 {
+		return pgi, nil, nil
+	}
+	// A draft (or a profile the review names) evaluates the group
+	// whatever schedulerName its members ask for.
+	serving := func(name string) bool { return rc.owned || name == rc.fw.ProfileName() || s.Serving(name) }
+	if _, err := validatePodGroup(pgi, rc.snapshot.PodGroupStates(), serving); err != nil {
+		st := fwk.AsStatus(err)
+		return pgi, &groupHold{Reason: podGroupCondition(st).Reason, Message: err.Error(), Member: failedSchedulingMessage(st)}, nil
+	}
+	return pgi, nil, nil
 }
 
 // addMember adds a pending member to pgi as the queue holds it: members
@@ -189,7 +208,7 @@ func preEnqueueGate(ctx context.Context, fw framework.Framework, pod *v1.Pod) st
 // reviewPodGroup answers for the group namespace/name as the pod-group
 // cycle would on the review's snapshot, preemption dry-run included.
 func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (*GroupReview, error) {
-	pgi, gated, err := s.queuedGroup(ctx, rc, namespace, name)
+	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name)
 	if err != nil {
 		return nil, err
 	}
@@ -200,28 +219,16 @@ func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespa
 	defer func() { out.Members = append(out.Members, scheduledMembers(rc, pgi)...) }()
 	infos := pgi.QueuedPodInfos[pgKey(pgi.PodGroupInfo)]
 	switch {
-	case gated != "":
-		out.Reason, out.Message = GroupWaiting, gated
+	case hold != nil:
+		out.Reason, out.Message = hold.Reason, hold.Message
 		for _, p := range infos {
-			out.Members = append(out.Members, GroupMember{Name: p.Pod.Name, Message: gated})
+			out.Members = append(out.Members, GroupMember{Name: p.Pod.Name, Message: hold.Member})
 		}
 		return out, nil
 	case len(infos) == 0:
 		out.Reason = GroupNothingPending
 		return out, nil
 	}
-	// A draft (or a profile named by the review) evaluates the group
-	// whatever schedulerName its members ask for.
-	serving := func(name string) bool { return rc.owned || name == rc.fw.ProfileName() || s.Serving(name) }
-	if _, err := validatePodGroup(pgi, rc.snapshot.PodGroupStates(), serving); err != nil {
-		// As handlePodGroupFailureBeforeScheduling writes it.
-		out.Reason, out.Message = podGroupCondition(fwk.AsStatus(err)).Reason, err.Error()
-		for _, p := range infos {
-			out.Members = append(out.Members, GroupMember{Name: p.Pod.Name, Message: failedSchedulingMessage(fwk.AsStatus(err))})
-		}
-		return out, nil
-	}
-
 	rc.scoredNodes = 1
 	ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "podGroup", klog.KObj(pgi)))
 	cycleState := framework.NewCycleState()
@@ -358,7 +365,7 @@ func groupHasClaims(pgi fwk.PodGroupInfo) bool {
 // its members stay assumed there for the pods after it. Preemption is not
 // run: a group that would preempt stays pending.
 func (s *Scheduler) whatIfGroup(ctx context.Context, rc *reviewCycle, namespace, name string) ([]WhatIfPod, error) {
-	pgi, gated, err := s.queuedGroup(ctx, rc, namespace, name)
+	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name)
 	if errors.Is(err, ErrPodGroupNotFound) {
 		// The queue holds the members until their PodGroup is observed.
 		members, err := s.groupMembers(namespace, name)
@@ -378,21 +385,15 @@ func (s *Scheduler) whatIfGroup(ctx context.Context, rc *reviewCycle, namespace,
 	}
 	infos := pgi.QueuedPodInfos[pgKey(pgi.PodGroupInfo)]
 	out := make([]WhatIfPod, 0, len(infos))
-	fail := func(msg string) []WhatIfPod {
+	if hold != nil {
 		for _, p := range infos {
-			out = append(out, WhatIfPod{Namespace: namespace, Name: p.Pod.Name, Group: name, Message: msg})
+			out = append(out, WhatIfPod{Namespace: namespace, Name: p.Pod.Name, Group: name, Message: hold.Member})
 		}
-		return out
-	}
-	if gated != "" {
-		return fail(gated), nil
-	}
-	serving := func(name string) bool { return rc.owned || name == rc.fw.ProfileName() || s.Serving(name) }
-	if _, err := validatePodGroup(pgi, rc.snapshot.PodGroupStates(), serving); err != nil {
-		return fail(failedSchedulingMessage(fwk.AsStatus(err))), nil
+		return out, nil
 	}
 	ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "podGroup", klog.KObj(pgi)))
-	result, _ := runPodGroupAlgorithm(ctx, reviewPlacer{rc}, rc.fw, framework.NewCycleState(), pgi)
+	pl := reviewPlacer{rc}
+	result, _ := runPodGroupAlgorithm(ctx, pl, rc.fw, framework.NewCycleState(), pgi)
 	for i, p := range infos {
 		res := WhatIfPod{Namespace: namespace, Name: p.Pod.Name, Group: name}
 		if st, _ := podGroupMemberFailure(result, i); st != nil {
@@ -400,15 +401,10 @@ func (s *Scheduler) whatIfGroup(ctx context.Context, rc *reviewCycle, namespace,
 			out = append(out, res)
 			continue
 		}
+		// Kept on the snapshot for the pods after the group.
 		res.Node = result.podResults[i].scheduleResult.suggestedHost
-		pod := p.Pod.DeepCopy()
-		pod.Spec.NodeName = res.Node
-		pi, err := framework.NewPodInfo(pod)
-		if err != nil {
-			return nil, err
-		}
-		if err := rc.snapshot.AssumePod(pi); err != nil {
-			return nil, fmt.Errorf("assuming %s on the review's snapshot: %w", klog.KObj(pod), err)
+		if _, st := pl.assumeAndReserve(ctx, nil, rc.fw, p, result.podResults[i].scheduleResult); !st.IsSuccess() {
+			return nil, fmt.Errorf("assuming %s on the review's snapshot: %w", klog.KObj(p.Pod), st.AsError())
 		}
 		out = append(out, res)
 	}

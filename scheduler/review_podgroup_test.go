@@ -121,12 +121,13 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		By("a group below minCount is held back by GangScheduling: no cycle, no condition")
 		createPodGroup(h.ns, "few", 3)
 		createGang(h.ns, "few", "few", name, 2, "1")
-		Eventually(func() string {
-			return h.groupReview(h.ns, "few", nil).Reason
-		}, 10*time.Second, 50*time.Millisecond).Should(Equal(scheduler.GroupWaiting))
-		g := h.groupReview(h.ns, "few", nil)
+		var g *scheduler.GroupReview
+		Eventually(func() []scheduler.GroupMember {
+			g = h.groupReview(h.ns, "few", nil)
+			return g.Members
+		}, 10*time.Second, 50*time.Millisecond).Should(HaveLen(2), "once the scheduler's informer has both pods")
+		Expect(g.Reason).To(Equal(scheduler.GroupWaiting))
 		Expect(g.Message).To(Equal("GangScheduling: waiting for minCount pods from a gang to appear in scheduling queue"))
-		Expect(g.Members).To(HaveLen(2))
 		Consistently(groupCondition(h.ns, "few"), time.Second, 100*time.Millisecond).Should(BeNil(), "the real cycle does not attempt it either")
 
 		By("members of equal priority go by queue time, then name")
