@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -110,6 +113,66 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		c := waitGroupCondition(h.ns, "train", metav1.ConditionTrue)
 		Expect(c.Reason).To(Equal(g.Reason))
 		Expect(c.Message).To(Equal(g.Message))
+	})
+
+	It("names the victims workload-aware preemption then evicts, evicting none itself", func() {
+		h := startScheduler()
+		name := uniqueName("gang-preempt")
+		h.apply(defaultProfile(name))
+		createNode("gp-1", "2", "8Gi")
+		createNode("gp-2", "2", "8Gi")
+		// Low-priority pods fill both nodes. Without a kubelet a victim
+		// is gone at once only with no grace period.
+		var low []string
+		for i := range 4 {
+			n := fmt.Sprintf("low-%d", i)
+			createPod(newPod(h.ns, n, name, "1", "1Gi", withPriorityClass("low"), func(p *v1.Pod) {
+				p.Spec.TerminationGracePeriodSeconds = ptr.To[int64](0)
+			}))
+			low = append(low, n)
+		}
+		for _, p := range low {
+			waitBound(h.ns, p, 20*time.Second)
+		}
+
+		By("reviewing the gang while no profile serves it")
+		// Created gated while the profile serves, so the scheduler counts
+		// the members (GangScheduling's minCount), then ungated while
+		// none serves, so the real cycle leaves them pending.
+		createPodGroup(h.ns, "hp", 2, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.PriorityClassName = "high" })
+		gang := createGang(h.ns, "hp", "hp", name, 2, "1", withPriorityClass("high"), withGates("hold"))
+		Eventually(func() int {
+			return len(h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodGroupName: "hp"}).Group.Members)
+		}, 10*time.Second, 50*time.Millisecond).Should(Equal(2))
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		for _, p := range gang {
+			ungate(h.ns, p)
+		}
+		draft := defaultProfile(name)
+		var g *scheduler.GroupReview
+		Eventually(func() string {
+			g = h.groupReview(h.ns, "hp", &draft)
+			return g.Reason
+		}, 10*time.Second, 50*time.Millisecond).Should(Equal("Unschedulable"), "once the scheduler has seen the gates lifted")
+		Expect(g.Preemption).NotTo(BeNil())
+		Expect(g.Preemption.Victims).NotTo(BeEmpty(), "%s", g.Message)
+		Expect(g.Message).To(ContainSubstring(fmt.Sprintf("preempting %d victims", len(g.Preemption.Victims))))
+		for _, p := range low {
+			Expect(nodeOf(h.ns, p)()).NotTo(Equal("<deleted>"), "the review evicts nothing")
+		}
+
+		By("serving the profile: the real cycle evicts the victims the review named")
+		h.apply(defaultProfile(name))
+		for _, p := range gang {
+			waitBound(h.ns, p, 30*time.Second)
+		}
+		var evicted []string
+		for _, p := range low {
+			if nodeOf(h.ns, p)() == "<deleted>" {
+				evicted = append(evicted, h.ns+"/"+p)
+			}
+		}
+		Expect(evicted).To(Equal(g.Preemption.Victims))
 	})
 
 	It("places members in upstream's member order, waits as the queue does below minCount, and refuses a group that does not exist", func() {
