@@ -28,6 +28,16 @@ func (h *harness) groupReview(ns, name string, draft *scheduler.Profile) *schedu
 	return r.Group
 }
 
+// countedMembers is how many pods of the group the scheduler's cache
+// counts (what GangScheduling's PreEnqueue compares with minCount).
+func (h *harness) countedMembers(group string) int {
+	st, err := h.sched.Cache().PodGroupStates().Get(h.ns, group)
+	if err != nil {
+		return 0
+	}
+	return st.AllPodsCount()
+}
+
 // memberNodes returns the sorted nodes of the members a review places.
 func memberNodes(g *scheduler.GroupReview) []string {
 	var out []string
@@ -141,9 +151,7 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		// none serves, so the real cycle leaves them pending.
 		createPodGroup(h.ns, "hp", 2, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.PriorityClassName = "high" })
 		gang := createGang(h.ns, "hp", "hp", name, 2, "1", withPriorityClass("high"), withGates("hold"))
-		Eventually(func() int {
-			return len(h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodGroupName: "hp"}).Group.Members)
-		}, 10*time.Second, 50*time.Millisecond).Should(Equal(2))
+		Eventually(func() int { return h.countedMembers("hp") }, 10*time.Second, 20*time.Millisecond).Should(Equal(2), "the scheduler counts both members")
 		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
 		for _, p := range gang {
 			ungate(h.ns, p)
@@ -246,6 +254,8 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		fits := createGang(h.ns, "a", "fits", name, 2, "1", withGates("hold"))
 		big := createGang(h.ns, "b", "too-big", name, 3, "1", withGates("hold"))
 		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
+		Eventually(func() int { return h.countedMembers("fits") + h.countedMembers("too-big") }, 10*time.Second, 20*time.Millisecond).Should(Equal(5),
+			"the scheduler counts every member (GangScheduling's minCount) before no profile serves them")
 		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
 		for _, p := range append(slices.Clone(fits), big...) {
 			ungate(h.ns, p)
