@@ -147,6 +147,10 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 
 	switch {
 	case spec.PendingPods || spec.Scenario != nil:
+	// --- pod groups
+	case spec.PodGroupName != "":
+		req.PodNamespace, req.PodGroupName = sr.Namespace, spec.PodGroupName
+	// --- end pod groups
 	case spec.PodTemplate != nil:
 		pod, errs := templatePod(sr, r.now())
 		if len(errs) > 0 {
@@ -167,10 +171,21 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 		return out, err
 	case errors.Is(err, scheduler.ErrPodNotFound):
 		return failed(v1alpha1.ReasonPodNotFound, fmt.Sprintf("spec.podName: no pod %q in namespace %q that is pending or running", spec.PodName, sr.Namespace)), nil
+	// --- pod groups
+	case errors.Is(err, scheduler.ErrPodGroupNotFound):
+		field := "spec.podGroupName"
+		if spec.PodGroupName == "" {
+			field = "spec.podName"
+		}
+		return failed(v1alpha1.ReasonPodGroupNotFound, fmt.Sprintf("%s: %v", field, err)), nil
+	// --- end pod groups
 	case errors.Is(err, scheduler.ErrNotServing):
 		field := "spec.profile"
 		if spec.Profile == "" {
 			field = "spec.podName"
+			if spec.PodGroupName != "" {
+				field = "spec.podGroupName"
+			}
 		}
 		return failed(v1alpha1.ReasonProfileNotServing, fmt.Sprintf("%s: %v", field, err)), nil
 	case errors.As(err, &buildErr):

@@ -194,6 +194,18 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(err.Error()).To(ContainSubstring("at most one of spec.profile and spec.profileSpec may be set"))
 	})
 
+	It("is refused by the schema when it names a pod and a pod group, and fails naming spec.podGroupName for a group the scheduler does not know", func() {
+		err := k8s.Create(suiteCtx, newReview(ns, "both", v1alpha1.SchedulingReviewSpec{PodName: "web", PodGroupName: "train"}))
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("exactly one of spec.podName, spec.podTemplate and spec.podGroupName must be set"))
+
+		sr := newReview(ns, "nope", v1alpha1.SchedulingReviewSpec{PodGroupName: "nope"})
+		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+		c := condition(answered(sr), v1alpha1.ConditionFailed)
+		Expect(c.Reason).To(Equal(v1alpha1.ReasonPodGroupNotFound))
+		Expect(c.Message).To(HavePrefix("spec.podGroupName: pod group not found: "))
+	})
+
 	It("answers what-if for the pending pods of a draft's schedulerName, lists its own namespace's pods only", func() {
 		other := createNamespace("review-other")
 		// The pods request nothing: pods other specs left bound may fill

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -70,7 +71,21 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 	if sr.Spec.PendingPods && r.Scenario == nil {
 		st.WhatIf = whatIfResult(r.WhatIf, sr.Namespace)
 		msg += "; " + strconv.Itoa(int(st.WhatIf.Placed)) + " of " + plural(int(st.WhatIf.PendingPods), "pending pod") + " would be placed"
+		// --- pod groups
+		if st.WhatIf.PendingGroups > 0 {
+			msg += ", " + strconv.Itoa(int(st.WhatIf.PlacedGroups)) + " of " + plural(int(st.WhatIf.PendingGroups), "pod group")
+		}
+		// --- end pod groups
 	}
+	// --- pod groups
+	if r.Group != nil {
+		st.Group = groupResult(r.Group)
+		msg += "; pod group " + st.Group.PodGroup + ": " + groupSummary(st.Group)
+		if sr.Spec.PodName != "" {
+			st.Result = memberResult(sr.Namespace, sr.Spec.PodName, st.Group)
+		}
+	}
+	// --- end pod groups
 	setCondition(&st.Conditions, sr.Generation, v1alpha1.ConditionComplete, metav1.ConditionTrue, v1alpha1.ReasonAnswered, msg, now)
 	return st
 }
@@ -186,18 +201,104 @@ func groupRejections(rejected []scheduler.NodeRejection, maxNodes int) []v1alpha
 	return out
 }
 
+// --- pod groups
+
+// groupResult is a group's review as status gives it.
+func groupResult(g *scheduler.GroupReview) *v1alpha1.GroupReviewResult {
+	out := &v1alpha1.GroupReviewResult{PodGroup: g.Namespace + "/" + g.Name, MinCount: g.MinCount, Verdict: g.Reason, Message: g.Message}
+	byNode := map[string][]string{}
+	var order []string
+	for _, m := range g.Members {
+		if !m.Scheduled {
+			out.Pending++
+			if g.Placed() && m.Node != "" {
+				out.Placed++
+			}
+		}
+		if len(out.Members) < maxWhatIfPods {
+			out.Members = append(out.Members, v1alpha1.GroupMemberResult{Pod: m.Name, Node: m.Node, Scheduled: m.Scheduled, NominatedNode: m.NominatedNode, Message: m.Message})
+		}
+		if m.Node != "" && !m.Scheduled {
+			if byNode[m.Node] == nil {
+				order = append(order, m.Node)
+			}
+			byNode[m.Node] = append(byNode[m.Node], m.Name)
+		}
+	}
+	for _, n := range order {
+		out.Nodes = append(out.Nodes, v1alpha1.GroupNodeResult{Node: n, Pods: byNode[n]})
+	}
+	slices.SortStableFunc(out.Nodes, func(a, b v1alpha1.GroupNodeResult) int {
+		if c := cmp.Compare(len(b.Pods), len(a.Pods)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Node, b.Node)
+	})
+	if pr := g.Preemption; pr != nil {
+		out.Preemption = &v1alpha1.PreemptionResult{Victims: pr.Victims, Message: pr.Message, NotEvaluated: pr.NotEvaluated}
+	}
+	return out
+}
+
+// groupSummary says in a few words what the cycle would do with a group.
+func groupSummary(g *v1alpha1.GroupReviewResult) string {
+	switch g.Verdict {
+	case "Scheduled":
+		return "all " + plural(int(g.Pending), "pending member") + " would be placed"
+	case scheduler.GroupWaiting:
+		return "waiting, not attempted (" + g.Message + ")"
+	case scheduler.GroupNothingPending:
+		return "no member is pending"
+	}
+	return g.Verdict + " (" + g.Message + ")"
+}
+
+// memberResult is status.result of a review of a member: its outcome in
+// its group's cycle.
+func memberResult(namespace, name string, g *v1alpha1.GroupReviewResult) *v1alpha1.PodReviewResult {
+	out := &v1alpha1.PodReviewResult{Pod: namespace + "/" + name}
+	for _, m := range g.Members {
+		if m.Pod != name {
+			continue
+		}
+		if g.Verdict == "Scheduled" || m.Scheduled {
+			out.SelectedNode = m.Node
+		} else {
+			out.Message = m.Message
+		}
+	}
+	return out
+}
+
+// --- end pod groups
+
 // whatIfResult counts every pod and lists those of namespace (a review
 // shows its own namespace's pods only), at most maxWhatIfPods.
 func whatIfResult(pods []scheduler.WhatIfPod, namespace string) *v1alpha1.WhatIfResult {
 	out := &v1alpha1.WhatIfResult{PendingPods: int32(len(pods))}
+	// --- pod groups: a group is placed when its members are (all or none).
+	groups := sets.New[string]()
+	// --- end pod groups
 	for _, p := range pods {
 		if p.Node != "" {
 			out.Placed++
 		}
+		// --- pod groups
+		if p.Group != "" {
+			key := p.Namespace + "/" + p.Group
+			if !groups.Has(key) {
+				groups.Insert(key)
+				out.PendingGroups++
+				if p.Node != "" {
+					out.PlacedGroups++
+				}
+			}
+		}
+		// --- end pod groups
 		if p.Namespace != namespace || len(out.Pods) == maxWhatIfPods {
 			continue
 		}
-		out.Pods = append(out.Pods, v1alpha1.WhatIfPod{Pod: p.Namespace + "/" + p.Name, Node: p.Node, Message: p.Message})
+		out.Pods = append(out.Pods, v1alpha1.WhatIfPod{Pod: p.Namespace + "/" + p.Name, Node: p.Node, Message: p.Message, PodGroup: p.Group})
 	}
 	return out
 }

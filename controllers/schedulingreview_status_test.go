@@ -116,3 +116,80 @@ func TestReviewStatus(t *testing.T) {
 		})
 	}
 }
+
+func TestGroupStatus(t *testing.T) {
+	members := []scheduler.GroupMember{
+		{Name: "w-0", Node: "a", Message: "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
+		{Name: "w-1", Node: "b", Message: "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
+		{Name: "w-2", Node: "b", Message: "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
+		{Name: "w-3", Message: "0/2 nodes are available: 2 Insufficient cpu."},
+		{Name: "w-9", Node: "c", Scheduled: true},
+	}
+	for _, tc := range []struct {
+		name       string
+		review     scheduler.GroupReview
+		placed     int32
+		nodes      []v1alpha1.GroupNodeResult
+		summary    string
+		member     string
+		memberNode string
+		memberMsg  string
+		victims    []string
+	}{
+		{
+			name:    "unschedulable: nodes list where the algorithm put them, nothing is placed",
+			review:  scheduler.GroupReview{Namespace: "ns", Name: "train", MinCount: 4, Reason: "Unschedulable", Message: "m", Members: members, Preemption: &scheduler.PreemptionReview{Victims: []string{"ns/low"}}},
+			nodes:   []v1alpha1.GroupNodeResult{{Node: "b", Pods: []string{"w-1", "w-2"}}, {Node: "a", Pods: []string{"w-0"}}},
+			summary: "Unschedulable (m)",
+			member:  "w-3", memberMsg: "0/2 nodes are available: 2 Insufficient cpu.",
+			victims: []string{"ns/low"},
+		},
+		{
+			name:   "scheduled: every pending member is placed",
+			review: scheduler.GroupReview{Namespace: "ns", Name: "train", Reason: "Scheduled", Members: []scheduler.GroupMember{{Name: "w-0", Node: "a"}, {Name: "w-1", Node: "a"}, {Name: "w-9", Node: "c", Scheduled: true}}},
+			placed: 2, nodes: []v1alpha1.GroupNodeResult{{Node: "a", Pods: []string{"w-0", "w-1"}}},
+			summary: "all 2 pending members would be placed",
+			member:  "w-1", memberNode: "a",
+		},
+		{
+			name:    "waiting",
+			review:  scheduler.GroupReview{Namespace: "ns", Name: "train", Reason: scheduler.GroupWaiting, Message: "GangScheduling: waiting", Members: []scheduler.GroupMember{{Name: "w-0", Message: "GangScheduling: waiting"}}},
+			summary: "waiting, not attempted (GangScheduling: waiting)",
+			member:  "w-0", memberMsg: "GangScheduling: waiting",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got := groupResult(&tc.review)
+			g.Expect(got.PodGroup).To(Equal("ns/train"))
+			g.Expect(got.Verdict).To(Equal(tc.review.Reason))
+			g.Expect(got.Message).To(Equal(tc.review.Message))
+			g.Expect(got.Placed).To(Equal(tc.placed))
+			g.Expect(got.Nodes).To(Equal(tc.nodes))
+			g.Expect(groupSummary(got)).To(Equal(tc.summary))
+			if tc.victims != nil {
+				g.Expect(got.Preemption.Victims).To(Equal(tc.victims))
+			}
+			m := memberResult("ns", tc.member, got)
+			g.Expect(m.SelectedNode).To(Equal(tc.memberNode))
+			g.Expect(m.Message).To(Equal(tc.memberMsg))
+		})
+	}
+}
+
+func TestWhatIfCountsGroups(t *testing.T) {
+	g := NewWithT(t)
+	got := whatIfResult([]scheduler.WhatIfPod{
+		{Namespace: "ns", Name: "a-0", Node: "n1", Group: "a"},
+		{Namespace: "ns", Name: "a-1", Node: "n1", Group: "a"},
+		{Namespace: "ns", Name: "b-0", Group: "b", Message: "no"},
+		{Namespace: "ns", Name: "b-1", Group: "b", Message: "no"},
+		{Namespace: "other", Name: "a-0", Node: "n2", Group: "a"},
+		{Namespace: "ns", Name: "solo", Node: "n2"},
+	}, "ns")
+	g.Expect(got.PendingPods).To(BeEquivalentTo(6))
+	g.Expect(got.Placed).To(BeEquivalentTo(4))
+	g.Expect(got.PendingGroups).To(BeEquivalentTo(3), "ns/a, ns/b and other/a")
+	g.Expect(got.PlacedGroups).To(BeEquivalentTo(2))
+	g.Expect(got.Pods[0].PodGroup).To(Equal("a"))
+}

@@ -56,6 +56,13 @@
 // before anything is expanded. A minimize search bisects the count and
 // answers only a count it ran, with the count below it run too.
 //
+// A review of a pod group (review_podgroup.go) runs the pod-group cycle's
+// own algorithm (runPodGroupAlgorithm, runPodGroupPostFilter, over a
+// podGroupPlacer) with a placer that assumes members on the review's
+// snapshot only and runs no Reserve; workload-aware preemption runs in
+// the review's DefaultPreemption, whose executor records its victims
+// instead of evicting them and whose client set reaches no API server.
+//
 // Extenders are upstream's HTTP extenders, per profile, and misbehave as
 // upstream's do: a filter that times out, answers a status other than 200,
 // an answer that does not decode or names a node it was not asked about

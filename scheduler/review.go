@@ -45,6 +45,10 @@ type ReviewRequest struct {
 	// schedulerName is PendingSchedulerName, in queue order.
 	PendingPods          bool
 	PendingSchedulerName string
+	// PodGroupName asks for the pod-group cycle's answer for a PodGroup of
+	// PodNamespace (explain mode for a group). A review of a pending pod
+	// that belongs to a PodGroup answers for its group too.
+	PodGroupName string
 	// ScoredNodes, when above 0, bounds the feasible nodes listed with
 	// their per-plugin scores (PodReview.Feasible[i].Scores) to the first
 	// ScoredNodes in rank order; the others have their total only. Every
@@ -83,6 +87,9 @@ type Review struct {
 	WhatIf []WhatIfPod
 	// Scenario answers a request with a scenario (WhatIf is then unset).
 	Scenario *ScenarioReview
+	// Group answers for a pod group (PodGroupName, or the group of the
+	// pending pod reviewed); Pod is then nil.
+	Group *GroupReview
 }
 
 // PodReview is what one scheduling cycle would decide for one pod.
@@ -169,6 +176,8 @@ type WhatIfPod struct {
 	// Tied counts the nodes sharing the best score (Node included) when
 	// the cycle would pick among several at random; 0 otherwise.
 	Tied int
+	// Group is the PodGroup the pod was placed with (all or nothing).
+	Group string
 }
 
 // reviewParallelism is the parallelism of a review framework: its Filter
@@ -215,7 +224,29 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		defer rc.end()
 	}
 	pod := req.Pod
-	if pod == nil && !req.PendingPods && req.Scenario == nil {
+	// --- pod groups: the group named, or the group of a pending member.
+	group := req.PodGroupName
+	if group != "" {
+		if !podGroupsOn() {
+			return nil, fmt.Errorf("%w: %s/%s (pod groups are off: the GenericWorkload feature gate)", ErrPodGroupNotFound, req.PodNamespace, group)
+		}
+		if _, err := s.cache.PodGroups().Get(req.PodNamespace, group); err != nil {
+			return nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, req.PodNamespace, group)
+		}
+	}
+	if group != "" && rc == nil && req.SchedulerName == "" {
+		// The profile serving the group's members.
+		members, err := s.groupMembers(req.PodNamespace, group)
+		if err != nil {
+			return nil, err
+		}
+		if len(members) == 0 {
+			return nil, fmt.Errorf("%w: pod group %s/%s has no pod to take a schedulerName from (name a profile)", ErrNotServing, req.PodNamespace, group)
+		}
+		req.SchedulerName = members[0].Spec.SchedulerName
+	}
+	// --- end pod groups
+	if pod == nil && !req.PendingPods && req.Scenario == nil && group == "" {
 		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
@@ -257,6 +288,15 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		out.WhatIf, err = s.whatIf(ctx, rc, name)
 		return out, err
 	}
+	// --- pod groups
+	if group == "" && pod.Spec.NodeName == "" && podGroupsOn() && req.Pod == nil {
+		group = podGroupOf(pod)
+	}
+	if group != "" {
+		out.Group, err = s.reviewPodGroup(ctx, rc, req.PodNamespace, group)
+		return out, err
+	}
+	// --- end pod groups
 	rc.scoredNodes = req.ScoredNodes
 	pod = pod.DeepCopy()
 	bound := pod.Spec.NodeName

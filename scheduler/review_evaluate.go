@@ -14,26 +14,35 @@ import (
 // evaluate runs one pod through the cycle's decision steps, as
 // schedulePod and schedulingAlgorithm do, with Filter on every node.
 func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, error) {
-	fw := rc.fw
-	out := &PodReview{Pod: pod}
 	state := framework.NewCycleState()
 	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+	out, _, err := rc.evaluateIn(ctx, state, pod)
+	return out, err
+}
 
+// evaluateIn evaluates pod with the cycle state given; it also returns the
+// status schedulingAlgorithm would return when no node fits. A member of a
+// pod-group cycle (state.IsPodGroupSchedulingCycle) gets no PostFilter, as
+// in schedulingAlgorithm.
+func (rc *reviewCycle) evaluateIn(ctx context.Context, state fwk.CycleState, pod *v1.Pod) (*PodReview, *fwk.Status, error) {
+	fw := rc.fw
+	out := &PodReview{Pod: pod}
 	numAll := rc.snapshot.NumNodesInPlacement()
 	if numAll == 0 {
-		out.Message = failedSchedulingMessage(fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(errNoNodesAvailable))
-		return out, nil
+		status := fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(errNoNodesAvailable)
+		out.Message = failedSchedulingMessage(status)
+		return out, status, nil
 	}
 	nodes, allNodes, diagnosis, err := runPreFilter(ctx, fw, state, pod, rc.snapshot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var feasible []fwk.NodeInfo
 	rejectedBy := map[string]string{}
 	if nodes != nil {
 		feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, 0, int32(len(nodes)))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		order := make(map[string]int, len(nodes))
 		for i, n := range nodes {
@@ -53,7 +62,7 @@ func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, e
 			before := feasible
 			feasible, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, feasible, diagnosis.NodeToStatus)
 			if err != nil {
-				return nil, fmt.Errorf("extender %s: %w", e.Name(), err)
+				return nil, nil, fmt.Errorf("extender %s: %w", e.Name(), err)
 			}
 			if len(feasible) != len(before) {
 				kept := make(map[string]bool, len(feasible))
@@ -68,7 +77,7 @@ func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, e
 			}
 		}
 		if err := rc.rank(ctx, state, out, feasible, sampled); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if !rc.placing {
@@ -76,16 +85,17 @@ func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, e
 	}
 	if len(feasible) > 0 {
 		out.SelectedNode = out.Feasible[0].Name
-		return out, nil
+		return out, nil, nil
 	}
 
 	fitErr := newFitError(pod, numAll, diagnosis)
-	if fw.HasPostFilterPlugins() {
+	if fw.HasPostFilterPlugins() && !state.IsPodGroupSchedulingCycle() {
 		out.Preemption = rc.dryRunPreemption(ctx, state, pod, diagnosis.NodeToStatus)
 		fitErr.Diagnosis.PostFilterMsg = out.Preemption.Message
 	}
-	out.Message = failedSchedulingMessage(fwk.NewStatus(fwk.Unschedulable).WithError(fitErr))
-	return out, nil
+	status := fwk.NewStatus(fwk.Unschedulable).WithError(fitErr)
+	out.Message = failedSchedulingMessage(status)
+	return out, status, nil
 }
 
 // rank scores the feasible nodes as the cycle does (prioritizeNodes) and

@@ -3,10 +3,15 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -15,6 +20,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
@@ -35,7 +41,10 @@ type reviewFramework struct {
 	notPreempting string
 	// draPostFilter: DynamicResources' PostFilter runs before preemption.
 	draPostFilter bool
-	parent        *Scheduler
+	// victims records what preemption's executor would evict for a group
+	// (workload-aware preemption actuates inside the plugin).
+	victims victimRecorder
+	parent  *Scheduler
 }
 
 // liveReviewFramework returns the review framework of lp's generation on
@@ -155,12 +164,75 @@ func (rf *reviewFramework) setUpPreemption(ctx context.Context, prof *config.Kub
 	if args == nil {
 		return fmt.Errorf("no args for %s in the defaulted profile", defaultpreemption.Name)
 	}
-	pl, err := defaultpreemption.New(ctx, args, rf.fw, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+	// Workload-aware preemption (PodGroupPostFilter) evicts inside the
+	// plugin: the review's executor evicts synchronously, through
+	// PreemptPod, which records the victim and evicts nothing, and its
+	// handle's client set is one of its own that reaches no API server.
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	fts.EnableAsyncPreemption = false
+	pl, err := defaultpreemption.New(ctx, args, dryRunHandle{Framework: rf.fw, client: noAPIClient}, fts)
 	if err != nil {
 		return fmt.Errorf("initializing plugin %q: %w", defaultpreemption.Name, err)
 	}
+	pl.Executor.PreemptPod = rf.victims.record
 	rf.preemption = pl
 	return nil
+}
+
+// noAPIClient is a client set whose every request fails without leaving
+// the process.
+var noAPIClient = func() kubernetes.Interface {
+	c, err := kubernetes.NewForConfigAndClient(&rest.Config{Host: "http://review.invalid"}, &http.Client{Transport: refuseRequests{}})
+	if err != nil {
+		panic(fmt.Sprintf("building the review's client set: %v", err))
+	}
+	return c
+}()
+
+type refuseRequests struct{}
+
+func (refuseRequests) RoundTrip(r *http.Request) (*http.Response, error) {
+	return nil, fmt.Errorf("a review sends no request (%s %s)", r.Method, r.URL.Path)
+}
+
+// dryRunHandle is the review framework as the review's DefaultPreemption
+// sees it: with a client set that reaches no API server.
+type dryRunHandle struct {
+	framework.Framework
+	client kubernetes.Interface
+}
+
+func (h dryRunHandle) ClientSet() kubernetes.Interface { return h.client }
+
+// victimRecorder is a preemption executor's PreemptPod that records the
+// victims (namespace/name) and evicts nothing. Reviews take turns on a
+// review framework: one recording at a time.
+type victimRecorder struct {
+	mu      sync.Mutex
+	victims []string
+}
+
+func (r *victimRecorder) record(_ context.Context, _ preemption.Candidate, _ preemption.ExecutorPreemptor, victim *v1.Pod, _ string) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.victims = append(r.victims, victim.Namespace+"/"+victim.Name)
+	return false, nil
+}
+
+func (r *victimRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.victims = nil
+}
+
+// take returns the victims recorded, sorted.
+func (r *victimRecorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.victims
+	r.victims = nil
+	slices.Sort(out)
+	return out
 }
 
 // close closes the framework's plugins, cancels its context and removes

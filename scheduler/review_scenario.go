@@ -615,7 +615,7 @@ func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profi
 	src := &reviewCycle{reviewFramework: rf, startIndex: rc.startIndex}
 	out := &scenarioRun{minimizeNodes: n}
 
-	placed, err := src.place(ctx, p.queued)
+	placed, err := src.place(ctx, p.queued, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -628,7 +628,7 @@ func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profi
 		out.pods = append(out.pods, ScenarioPod{WhatIfPod: r, Source: source, FromNode: p.from[uid]})
 	}
 	for i, entry := range p.extra {
-		placed, err := src.place(ctx, entry)
+		placed, err := src.place(ctx, entry, nil)
 		if err != nil {
 			return nil, err
 		}

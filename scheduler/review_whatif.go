@@ -21,7 +21,11 @@ func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName s
 	if err != nil {
 		return nil, err
 	}
-	return rc.place(ctx, pending)
+	// A pending pod group is placed whole, with the group cycle, when its
+	// first member comes up.
+	return rc.place(ctx, pending, func(ctx context.Context, namespace, name string) ([]WhatIfPod, error) {
+		return s.whatIfGroup(ctx, rc, namespace, name)
+	})
 }
 
 // pendingPods are the pending pods of schedulerName in queue order.
@@ -71,17 +75,38 @@ func (rc *reviewCycle) sortPending(pending []*framework.QueuedPodInfo) {
 
 // place places pending pods in the order given on the review's snapshot,
 // each placed pod assumed there for the next. What-if and scenarios
-// (review_scenario.go) place all their pending work through it.
-func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPodInfo) ([]WhatIfPod, error) {
+// (review_scenario.go) place all their pending work through it. With
+// placeGroup set, a member of a pod group is not placed alone: the first
+// member to come up has its whole group placed by placeGroup, and the
+// others are skipped (scenarios settle their template groups themselves).
+func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPodInfo, placeGroup func(ctx context.Context, namespace, name string) ([]WhatIfPod, error)) ([]WhatIfPod, error) {
 	logger := klog.FromContext(ctx)
 	// Only the node each pod goes to is reported (or why none): no
 	// node's scores are listed but the first one's, no rejected node.
 	rc.scoredNodes, rc.placing = 1, true
 	out := make([]WhatIfPod, 0, len(pending))
+	// --- pod groups: a group is placed when its first member comes up
+	// in queue order, as the queue pops the group then.
+	groupsDone := map[string]bool{}
+	// --- end pod groups
 	for _, qp := range pending {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// --- pod groups
+		if g := podGroupOf(qp.Pod); g != "" && placeGroup != nil && podGroupsOn() {
+			key := qp.Pod.Namespace + "/" + g
+			if !groupsDone[key] {
+				groupsDone[key] = true
+				pods, err := placeGroup(ctx, qp.Pod.Namespace, g)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, pods...)
+			}
+			continue
+		}
+		// --- end pod groups
 		pod := qp.Pod.DeepCopy()
 		res := WhatIfPod{Namespace: pod.Namespace, Name: pod.Name}
 		r, err := rc.evaluate(ctx, pod)

@@ -142,6 +142,12 @@ func errProfileNotFound(schedulerName string) error {
 // the group's preemption policy, and that a profile serves that name; it
 // returns the schedulerName.
 func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string, error) {
+	return validatePodGroup(pgi, s.snapshot.PodGroupStates(), s.Serving)
+}
+
+// validatePodGroup validates pgi against the pod-group states of a
+// snapshot; serving says whether a profile serves a schedulerName.
+func validatePodGroup(pgi *framework.QueuedPodGroupInfo, states fwk.PodGroupStateLister, serving func(string) bool) (string, error) {
 	schedulerName := ""
 	groupPriority := pgi.GetPriority()
 	policyGate := utilfeature.DefaultFeatureGate.Enabled(features.PodGroupPreemptionPolicy)
@@ -179,7 +185,7 @@ func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string,
 	if err != nil {
 		return "", err
 	}
-	state, err := s.snapshot.PodGroupStates().Get(pgi.Namespace, pgi.Name)
+	state, err := states.Get(pgi.Namespace, pgi.Name)
 	if err != nil {
 		return "", fmt.Errorf("failed to get pod group state: %w", err)
 	}
@@ -188,7 +194,7 @@ func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string,
 			return "", err
 		}
 	}
-	if !s.Serving(schedulerName) {
+	if !serving(schedulerName) {
 		return "", errProfileNotFound(schedulerName)
 	}
 	return schedulerName, nil
@@ -292,28 +298,68 @@ type podGroupAlgorithmResult struct {
 // plugins when the group does not fit, and submits the result.
 func (s *Scheduler) podGroupCycle(ctx context.Context, prof *liveProfile, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, start time.Time) {
 	fw := prof.fw
-	key := pgKey(pgi.PodGroupInfo)
-	result := s.runRootSchedulingAlgorithm(ctx, fw, cycleState, pgi)
-	rootStatus := result.status
-	result = completePodGroupAlgorithmResult(ctx, pgi.QueuedPodInfos[key], cycleState, result)
+	result, rootStatus := runPodGroupAlgorithm(ctx, s, fw, cycleState, pgi)
 
 	metrics.PodGroupSchedulingAlgorithmLatency.Observe(metrics.SinceInSeconds(start))
 
-	if rootStatus.Code() == fwk.Unschedulable {
-		var schedule fwk.PodGroupSchedulingFunc = func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
-			res := s.runRootSchedulingAlgorithm(ctx, fw, framework.NewCycleState(), pgi)
-			return &fwk.PodGroupAssignments{ProposedAssignments: makeProposedAssignments(res)}, res.status
-		}
-		pfResult, status := fw.RunPodGroupPostFilterPlugins(ctx, cycleState, pgi.PodGroupInfo, schedule)
-		applyPodGroupPostFilterResult(result, pfResult, status)
-	}
+	runPodGroupPostFilter(ctx, s, fw, cycleState, pgi, result, rootStatus, fw.RunPodGroupPostFilterPlugins)
 	s.submitPodGroupAlgorithmResult(ctx, prof, pgi, result, start)
+}
+
+// podGroupPlacer is what the pod-group algorithm places members with: the
+// live scheduler (its cycle's snapshot, where members are assumed until
+// the group fits, and its queue's nominations) or a review (the review's
+// snapshot only). The algorithm's code is the same for both.
+type podGroupPlacer interface {
+	// podGroupStates are the snapshot's pod-group states.
+	podGroupStates() fwk.PodGroupStateLister
+	// schedulingAlgorithm finds a member's node (filter and score; a
+	// member of a pod-group cycle gets no PostFilter).
+	schedulingAlgorithm(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, start time.Time) (scheduleResult, *fwk.Status)
+	// assumeAndReserve assumes a placed member on the snapshot for the
+	// next members to see; unreserveAndForget reverts it.
+	assumeAndReserve(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status)
+	unreserveAndForget(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error
+}
+
+var _ podGroupPlacer = &Scheduler{}
+
+func (s *Scheduler) podGroupStates() fwk.PodGroupStateLister { return s.snapshot.PodGroupStates() }
+
+// podGroupPostFilterFunc runs the PodGroupPostFilter plugins: the
+// framework's in the live cycle, a dry run in a review.
+type podGroupPostFilterFunc func(ctx context.Context, state *framework.CycleState, pgi fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status)
+
+// runPodGroupAlgorithm runs the algorithm for the group's queued members,
+// every simulated assumption reverted, and gives the members it did not
+// reach the group's status. It returns the root status too, which says
+// whether the PodGroupPostFilter plugins run.
+func runPodGroupAlgorithm(ctx context.Context, pl podGroupPlacer, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo) (*podGroupAlgorithmResult, *fwk.Status) {
+	key := pgKey(pgi.PodGroupInfo)
+	result := runRootSchedulingAlgorithm(ctx, pl, fw, cycleState, pgi)
+	rootStatus := result.status
+	return completePodGroupAlgorithmResult(ctx, pgi.QueuedPodInfos[key], cycleState, result), rootStatus
+}
+
+// runPodGroupPostFilter runs postFilter when the group did not fit, with
+// the algorithm as the function preemption checks its room with, and
+// records what it did in result.
+func runPodGroupPostFilter(ctx context.Context, pl podGroupPlacer, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, rootStatus *fwk.Status, postFilter podGroupPostFilterFunc) {
+	if rootStatus.Code() != fwk.Unschedulable {
+		return
+	}
+	var schedule fwk.PodGroupSchedulingFunc = func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
+		res := runRootSchedulingAlgorithm(ctx, pl, fw, framework.NewCycleState(), pgi)
+		return &fwk.PodGroupAssignments{ProposedAssignments: makeProposedAssignments(res)}, res.status
+	}
+	pfResult, status := postFilter(ctx, cycleState, pgi.PodGroupInfo, schedule)
+	applyPodGroupPostFilterResult(result, pfResult, status)
 }
 
 // runRootSchedulingAlgorithm runs the algorithm and reverts every
 // simulated assumption before it returns.
-func (s *Scheduler) runRootSchedulingAlgorithm(ctx context.Context, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo) *podGroupAlgorithmResult {
-	result, reverts := s.podGroupSchedulingAlgorithm(ctx, fw, cycleState, pgi.PodGroupInfo, pgi)
+func runRootSchedulingAlgorithm(ctx context.Context, pl podGroupPlacer, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo) *podGroupAlgorithmResult {
+	result, reverts := podGroupSchedulingAlgorithm(ctx, pl, fw, cycleState, pgi.PodGroupInfo, pgi)
 	defer reverts.revert()
 	if result.status.IsSuccess() && !result.anyScheduled {
 		// A group succeeds only with at least one pod placed.
@@ -324,19 +370,19 @@ func (s *Scheduler) runRootSchedulingAlgorithm(ctx context.Context, fw framework
 
 // podGroupSchedulingAlgorithm runs the default algorithm in one implicit
 // placement.
-func (s *Scheduler) podGroupSchedulingAlgorithm(ctx context.Context, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.PodGroupInfo, queued *framework.QueuedPodGroupInfo) (*podGroupAlgorithmResult, revertFns) {
+func podGroupSchedulingAlgorithm(ctx context.Context, pl podGroupPlacer, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.PodGroupInfo, queued *framework.QueuedPodGroupInfo) (*podGroupAlgorithmResult, revertFns) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	placementCycleState := framework.NewCycleState()
 	placementCycleState.SetPodGroupSchedulingCycle(cycleState)
-	return s.podGroupSchedulingDefaultAlgorithm(ctx, fw, placementCycleState, pgi, queued)
+	return podGroupSchedulingDefaultAlgorithm(ctx, pl, fw, placementCycleState, pgi, queued)
 }
 
 // podGroupSchedulingDefaultAlgorithm places the queued members one after
 // the other, in the group's order, each assumed and reserved on the
 // snapshot for the next; PlacementFeasible plugins say, before and after
 // each member, whether the group can still meet its constraints.
-func (s *Scheduler) podGroupSchedulingDefaultAlgorithm(ctx context.Context, fw framework.Framework, placementCycleState *framework.CycleState, pgi *framework.PodGroupInfo, queued *framework.QueuedPodGroupInfo) (result *podGroupAlgorithmResult, reverts revertFns) {
+func podGroupSchedulingDefaultAlgorithm(ctx context.Context, pl podGroupPlacer, fw framework.Framework, placementCycleState *framework.CycleState, pgi *framework.PodGroupInfo, queued *framework.QueuedPodGroupInfo) (result *podGroupAlgorithmResult, reverts revertFns) {
 	defer func() {
 		if !result.status.IsSuccess() {
 			reverts.revert()
@@ -353,7 +399,7 @@ func (s *Scheduler) podGroupSchedulingDefaultAlgorithm(ctx context.Context, fw f
 	logger := klog.FromContext(ctx)
 	logger.V(5).Info("Running a pod group scheduling algorithm", "podGroup", klog.KObj(pgi), "unscheduledPodsCount", len(infos))
 
-	state, err := s.snapshot.PodGroupStates().Get(pgi.Namespace, pgi.Name)
+	state, err := pl.podGroupStates().Get(pgi.Namespace, pgi.Name)
 	if err != nil {
 		result.status = fwk.AsStatus(fmt.Errorf("failed to get podGroup state for podGroup %s to compute gang feasibility: %w", klog.KObj(pgi), err))
 		return result, nil
@@ -375,7 +421,7 @@ func (s *Scheduler) podGroupSchedulingDefaultAlgorithm(ctx context.Context, fw f
 
 	anyScheduled := false
 	for _, p := range infos {
-		podResult, revert := s.podGroupPodSchedulingAlgorithm(ctx, fw, placementCycleState, pgi, p)
+		podResult, revert := podGroupPodSchedulingAlgorithm(ctx, pl, fw, placementCycleState, pgi, p)
 		result.podResults = append(result.podResults, podResult)
 		if revert != nil {
 			reverts.append(revertFns{revert})
@@ -408,22 +454,22 @@ func (s *Scheduler) podGroupSchedulingDefaultAlgorithm(ctx context.Context, fw f
 
 // podGroupPodSchedulingAlgorithm places one member on the snapshot and
 // returns the function that reverts it.
-func (s *Scheduler) podGroupPodSchedulingAlgorithm(ctx context.Context, fw framework.Framework, placementCycleState *framework.CycleState, pgi *framework.PodGroupInfo, p *framework.QueuedPodInfo) (algorithmResult, func()) {
+func podGroupPodSchedulingAlgorithm(ctx context.Context, pl podGroupPlacer, fw framework.Framework, placementCycleState *framework.CycleState, pgi *framework.PodGroupInfo, p *framework.QueuedPodInfo) (algorithmResult, func()) {
 	podCtx := initPodSchedulingContext(ctx, p.Pod, placementCycleState)
 	ctx = klog.NewContext(ctx, podCtx.logger)
 	start := time.Now()
 	podCtx.logger.V(4).Info("Attempting to schedule a pod belonging to a pod group", "podGroup", klog.KObj(pgi))
 
-	result, status := s.schedulingAlgorithm(ctx, podCtx.state, fw, p, start)
+	result, status := pl.schedulingAlgorithm(ctx, podCtx.state, fw, p, start)
 	if !status.IsSuccess() {
 		return algorithmResult{podInfo: p, scheduleResult: result, podCtx: podCtx, schedulingDuration: time.Since(start), status: status}, nil
 	}
-	assumed, assumeStatus := s.assumeAndReserve(ctx, podCtx.state, fw, p, result)
+	assumed, assumeStatus := pl.assumeAndReserve(ctx, podCtx.state, fw, p, result)
 	if !assumeStatus.IsSuccess() {
 		return algorithmResult{podInfo: p, scheduleResult: scheduleResult{nominatingInfo: clearNominatedNode}, podCtx: podCtx, schedulingDuration: time.Since(start), status: assumeStatus}, nil
 	}
 	revert := func() {
-		if err := s.unreserveAndForget(ctx, podCtx.state, fw, assumed, result.suggestedHost); err != nil {
+		if err := pl.unreserveAndForget(ctx, podCtx.state, fw, assumed, result.suggestedHost); err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 		}
 	}
@@ -504,60 +550,37 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 		ctx := klog.NewContext(ctx, podCtx.logger)
 		podStart := time.Now().Add(-podResult.schedulingDuration)
 
-		if result.status.IsError() {
-			status := result.status
-			if podResult.status.IsError() {
-				status = podResult.status
-			}
-			s.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
-			continue
-		}
-		if !podResult.status.IsSuccess() {
-			s.handleSchedulingFailure(ctx, fw, p, podResult.status, podResult.scheduleResult.nominatingInfo, podStart)
-			unschedulablePods++
-			continue
-		}
-		switch {
-		case result.status.IsSuccess():
-			podCtx.state.SetPodGroupSchedulingCycle(nil)
-			assumed, status := s.prepareForBindingCycle(ctx, podCtx.state, fw, p, podCtx.podsToActivate, podResult.scheduleResult)
-			if !status.IsSuccess() {
-				s.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
+		if status, nominatingInfo := podGroupMemberFailure(result, i); status != nil {
+			s.handleSchedulingFailure(ctx, fw, p, status, nominatingInfo, podStart)
+			if !result.status.IsError() {
 				unschedulablePods++
-				continue
 			}
-			prof.addRef()
-			s.running.Add(1)
-			go func() {
-				defer s.running.Done()
-				defer prof.release(podCtx.logger)
-				s.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
-			}()
-			scheduledPods++
-		case result.status.IsRejected():
-			if result.waitingOnPreemption {
-				s.handleSchedulingFailure(ctx, fw, p, result.status, podResult.scheduleResult.nominatingInfo, podStart)
-			} else {
-				status := fwk.NewStatus(fwk.Unschedulable, result.status.Message()).WithError(errPodGroupUnschedulable)
-				s.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
-			}
-			unschedulablePods++
-		default:
-			err := fmt.Errorf("received unexpected pod group scheduling algorithm status code: %s", result.status.Code())
-			s.handleSchedulingFailure(ctx, fw, p, fwk.AsStatus(err), clearNominatedNode, podStart)
-			unschedulablePods++
+			continue
 		}
+		podCtx.state.SetPodGroupSchedulingCycle(nil)
+		assumed, status := s.prepareForBindingCycle(ctx, podCtx.state, fw, p, podCtx.podsToActivate, podResult.scheduleResult)
+		if !status.IsSuccess() {
+			s.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
+			unschedulablePods++
+			continue
+		}
+		prof.addRef()
+		s.running.Add(1)
+		go func() {
+			defer s.running.Done()
+			defer prof.release(podCtx.logger)
+			s.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
+		}()
+		scheduledPods++
 	}
 
 	pgName := klog.KObj(result.podGroupInfo)
-	var condition *metav1.Condition
+	condition := podGroupCondition(result.status)
 	switch {
 	case result.status.IsSuccess():
-		condition = &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: "Scheduled", Message: result.status.Message()}
 		logger.V(2).Info("Successfully scheduled a pod group", "podGroup", pgName, "scheduledPods", scheduledPods, "unschedulablePods", unschedulablePods)
 		metrics.PodGroupScheduled(fw.ProfileName(), metrics.SinceInSeconds(start))
 	case result.status.IsRejected():
-		condition = &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse, Reason: schedulingapi.PodGroupReasonUnschedulable, Message: result.status.Message()}
 		if result.waitingOnPreemption {
 			logger.V(2).Info("Pod group is waiting for preemption", "podGroup", pgName, "unschedulablePods", unschedulablePods, "err", result.status.Message())
 			metrics.PodGroupWaitingOnPreemption(fw.ProfileName(), metrics.SinceInSeconds(start))
@@ -566,11 +589,50 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 			metrics.PodGroupUnschedulable(fw.ProfileName(), metrics.SinceInSeconds(start))
 		}
 	default:
-		condition = &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse, Reason: schedulingapi.PodGroupReasonSchedulerError, Message: result.status.AsError().Error()}
 		utilruntime.HandleErrorWithContext(ctx, result.status.AsError(), "Error scheduling pod group", "podGroup", pgName, "errorPods", len(infos))
 		metrics.PodGroupScheduleError(fw.ProfileName(), metrics.SinceInSeconds(start))
 	}
 	s.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
+}
+
+// podGroupMemberFailure returns the status member i of the group's result
+// fails with, and the nominating info it gets; a nil status when the
+// member goes on to its binding cycle (the group fits and the member was
+// placed).
+func podGroupMemberFailure(result *podGroupAlgorithmResult, i int) (*fwk.Status, *fwk.NominatingInfo) {
+	podResult := result.podResults[i]
+	switch {
+	case result.status.IsError():
+		if podResult.status.IsError() {
+			return podResult.status, clearNominatedNode
+		}
+		return result.status, clearNominatedNode
+	case !podResult.status.IsSuccess():
+		return podResult.status, podResult.scheduleResult.nominatingInfo
+	case result.status.IsSuccess():
+		return nil, nil
+	case result.status.IsRejected():
+		if result.waitingOnPreemption {
+			return result.status, podResult.scheduleResult.nominatingInfo
+		}
+		return fwk.NewStatus(fwk.Unschedulable, result.status.Message()).WithError(errPodGroupUnschedulable), clearNominatedNode
+	default:
+		err := fmt.Errorf("received unexpected pod group scheduling algorithm status code: %s", result.status.Code())
+		return fwk.AsStatus(err), clearNominatedNode
+	}
+}
+
+// podGroupCondition is the PodGroupInitiallyScheduled condition the cycle
+// writes for the group's status.
+func podGroupCondition(status *fwk.Status) *metav1.Condition {
+	switch {
+	case status.IsSuccess():
+		return &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: "Scheduled", Message: status.Message()}
+	case status.IsRejected():
+		return &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse, Reason: schedulingapi.PodGroupReasonUnschedulable, Message: status.Message()}
+	default:
+		return &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionFalse, Reason: schedulingapi.PodGroupReasonSchedulerError, Message: status.AsError().Error()}
+	}
 }
 
 // updatePodGroupCondition patches condition on the PodGroup; a group once

@@ -95,6 +95,10 @@ const (
 	// ReasonScenarioTooLarge: spec.scenario, expanded, has more nodes or
 	// pods than the operator's limits.
 	ReasonScenarioTooLarge = "ScenarioTooLarge"
+	// ReasonPodGroupNotFound: spec.podGroupName (or the group of the pod
+	// spec.podName names) is no PodGroup the scheduler knows, or pod
+	// groups are off (the GenericWorkload feature gate).
+	ReasonPodGroupNotFound = "PodGroupNotFound"
 )
 
 // ProfileRoute condition reasons, beside ReasonActive, ReasonApplying,

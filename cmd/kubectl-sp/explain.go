@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -13,7 +14,7 @@ import (
 func newExplainCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &reviewOptions{flags: flags, streams: streams}
 	cmd := &cobra.Command{
-		Use:   "explain POD",
+		Use:   "explain POD | podgroup/NAME",
 		Short: "Explain where a pod would be scheduled, node by node and plugin by plugin",
 		Long: `Explain runs the scheduling cycle of profile-scheduler for one pod of the
 namespace, on a snapshot of the live cluster: every node's filter verdict (the
@@ -21,11 +22,19 @@ plugin or extender that rejects it, and why), every score plugin's score of the
 feasible nodes and their total, the node the cycle picks (marked *), and, when
 no node fits, the FailedScheduling message and what preemption would do.
 
+A pending pod that belongs to a PodGroup (GenericWorkload) is answered for its
+whole group, as the pod-group cycle places it: podgroup/NAME asks for a group
+directly. The answer gives the group's verdict and the message of the PodGroup
+condition the cycle would write, each pending member's node or reason, the
+members each node would take, and the victims workload-aware preemption would
+evict (none is evicted).
+
 By default the profile serving the pod's schedulerName evaluates it; --profile
 names another SchedulerProfile, -f a draft profile that is never applied.`,
 		Example: `  kubectl sp explain web
   kubectl sp explain web -n shop --profile bin-packing
-  kubectl sp explain web -f draft-profile.yaml -o yaml`,
+  kubectl sp explain web -f draft-profile.yaml -o yaml
+  kubectl sp explain podgroup/training -n ml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
 				return fmt.Errorf("explain takes exactly one pod name: %w", err)
@@ -36,7 +45,10 @@ names another SchedulerProfile, -f a draft profile that is never applied.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			spec := v1alpha1.SchedulingReviewSpec{PodName: args[0], Profile: o.profile}
+			spec := v1alpha1.SchedulingReviewSpec{Profile: o.profile}
+			if err := explainTarget(args[0], &spec); err != nil {
+				return err
+			}
 			if o.file != "" {
 				draft, _, err := o.draft()
 				if err != nil {
@@ -51,4 +63,25 @@ names another SchedulerProfile, -f a draft profile that is never applied.`,
 	}
 	o.addFlags(cmd)
 	return cmd
+}
+
+// explainTarget sets the pod (POD or pod/POD) or the pod group
+// (podgroup/NAME, podgroups/NAME or pg/NAME) that spec asks about.
+func explainTarget(arg string, spec *v1alpha1.SchedulingReviewSpec) error {
+	kind, name, found := strings.Cut(arg, "/")
+	if !found {
+		kind, name = "pod", arg
+	}
+	if name == "" {
+		return fmt.Errorf("%q names nothing: give POD or podgroup/NAME", arg)
+	}
+	switch strings.ToLower(kind) {
+	case "pod", "pods", "po":
+		spec.PodName = name
+	case "podgroup", "podgroups", "pg":
+		spec.PodGroupName = name
+	default:
+		return fmt.Errorf("explain answers for a pod or a podgroup, not %q", kind)
+	}
+	return nil
 }

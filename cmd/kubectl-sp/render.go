@@ -28,6 +28,9 @@ func profileLine(sr *v1alpha1.SchedulingReview) string {
 // rejected ones with the plugin and reason), with each score plugin's
 // weighted score and the total.
 func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+	if sr.Status.Group != nil {
+		return renderGroup(w, sr)
+	}
 	res := sr.Status.Result
 	if res == nil {
 		return fmt.Errorf("review %s/%s has no result", sr.Namespace, sr.Name)
@@ -133,7 +136,11 @@ func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	if res == nil {
 		return fmt.Errorf("review %s/%s has no what-if result", sr.Namespace, sr.Name)
 	}
-	fmt.Fprintf(w, "%d of %d pending pods would be placed (%s, %d nodes)\n", res.Placed, res.PendingPods, profileLine(sr), sr.Status.SnapshotNodes)
+	groups := ""
+	if res.PendingGroups > 0 {
+		groups = fmt.Sprintf(" and %d of %d pod groups (all or nothing)", res.PlacedGroups, res.PendingGroups)
+	}
+	fmt.Fprintf(w, "%d of %d pending pods%s would be placed (%s, %d nodes)\n", res.Placed, res.PendingPods, groups, profileLine(sr), sr.Status.SnapshotNodes)
 	if len(res.Pods) == 0 {
 		return nil
 	}
@@ -154,4 +161,73 @@ func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		fmt.Fprintf(w, "(%d pending pods of other namespaces, or beyond the first %d, not listed)\n", others, len(res.Pods))
 	}
 	return nil
+}
+
+// renderGroup prints the pod-group cycle's answer: the group's verdict and
+// the PodGroup condition's message, then each member's node or reason in
+// the order the cycle places them, and the members each node would take.
+func renderGroup(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+	g := sr.Status.Group
+	if res := sr.Status.Result; res != nil {
+		fmt.Fprintf(w, "Pod:       %s belongs to pod group %s: the pod-group cycle places it with its group\n", res.Pod, g.PodGroup)
+	}
+	fmt.Fprintf(w, "Pod group: %s (minCount %d)\n", g.PodGroup, g.MinCount)
+	fmt.Fprintf(w, "Profile:   %s\n", profileLine(sr))
+	fmt.Fprintf(w, "Nodes:     %d in the snapshot\n", sr.Status.SnapshotNodes)
+	switch g.Verdict {
+	case "Scheduled":
+		fmt.Fprintf(w, "Result:    Scheduled: all %d pending members would be placed\n", g.Pending)
+	case "Waiting":
+		fmt.Fprintf(w, "Result:    Waiting, not attempted: %s\n", g.Message)
+	case "NothingPending":
+		fmt.Fprintln(w, "Result:    no member is pending")
+	default:
+		fmt.Fprintf(w, "Result:    %s: %s\n", g.Verdict, g.Message)
+		fmt.Fprintf(w, "Placed:    none of %d pending members (all or nothing)\n", g.Pending)
+	}
+	if p := g.Preemption; p != nil {
+		switch {
+		case len(p.Victims) > 0:
+			fmt.Fprintf(w, "Preemption: would evict %s\n", strings.Join(p.Victims, ", "))
+		case p.Message != "":
+			fmt.Fprintf(w, "Preemption: %s\n", strings.TrimPrefix(p.Message, "pod group preemption: "))
+		}
+		if p.NotEvaluated != "" {
+			fmt.Fprintf(w, "Not evaluated: %s\n", p.NotEvaluated)
+		}
+	}
+	if len(g.Members) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw := printers.GetNewTabWriter(w)
+	fmt.Fprintln(tw, "MEMBER\tNODE\tREASON")
+	for _, m := range g.Members {
+		node, reason := m.Node, m.Message
+		switch {
+		case m.Scheduled:
+			reason = "already scheduled"
+		case node == "":
+			node = "<none>"
+		case reason != "" && g.Verdict != "Scheduled":
+			node += " (not bound)"
+		}
+		if m.NominatedNode != "" {
+			reason += " (nominated to " + m.NominatedNode + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Pod, node, reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(g.Nodes) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw = printers.GetNewTabWriter(w)
+	fmt.Fprintln(tw, "NODE\tMEMBERS")
+	for _, n := range g.Nodes {
+		fmt.Fprintf(tw, "%s\t%s\n", n.Node, strings.Join(n.Pods, ", "))
+	}
+	return tw.Flush()
 }

@@ -163,3 +163,77 @@ func TestFlagsAndExitErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderGroup(t *testing.T) {
+	msg := "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining, pod group preemption: no victims found"
+	sr := &v1alpha1.SchedulingReview{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "explain-x"},
+		Spec:       v1alpha1.SchedulingReviewSpec{PodName: "train-3"},
+		Status: v1alpha1.SchedulingReviewStatus{
+			Profile: "gang", ProfileGeneration: 1, SchedulerName: "gang", SnapshotNodes: 2,
+			Result: &v1alpha1.PodReviewResult{Pod: "ml/train-3", Message: "0/2 nodes are available: 2 Insufficient cpu."},
+			Group: &v1alpha1.GroupReviewResult{
+				PodGroup: "ml/train", MinCount: 4, Verdict: "Unschedulable", Message: msg, Pending: 4,
+				Members: []v1alpha1.GroupMemberResult{
+					{Pod: "train-0", Node: "gr-2", Message: "pod group is unschedulable"},
+					{Pod: "train-1", Node: "gr-2", Message: "pod group is unschedulable"},
+					{Pod: "train-2", Node: "gr-1", Message: "pod group is unschedulable"},
+					{Pod: "train-3", Message: "0/2 nodes are available: 2 Insufficient cpu."},
+				},
+				Nodes:      []v1alpha1.GroupNodeResult{{Node: "gr-2", Pods: []string{"train-0", "train-1"}}, {Node: "gr-1", Pods: []string{"train-2"}}},
+				Preemption: &v1alpha1.PreemptionResult{Message: "pod group preemption: no victims found"},
+			},
+		},
+	}
+	var out bytes.Buffer
+	if err := renderExplain(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	want := `Pod:       ml/train-3 belongs to pod group ml/train: the pod-group cycle places it with its group
+Pod group: ml/train (minCount 4)
+Profile:   gang (generation 1, schedulerName gang)
+Nodes:     2 in the snapshot
+Result:    Unschedulable: ` + msg + `
+Placed:    none of 4 pending members (all or nothing)
+Preemption: no victims found
+
+MEMBER    NODE               REASON
+train-0   gr-2 (not bound)   pod group is unschedulable
+train-1   gr-2 (not bound)   pod group is unschedulable
+train-2   gr-1 (not bound)   pod group is unschedulable
+train-3   <none>             0/2 nodes are available: 2 Insufficient cpu.
+
+NODE   MEMBERS
+gr-2   train-0, train-1
+gr-1   train-2
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestExplainTarget(t *testing.T) {
+	for _, tc := range []struct {
+		arg, pod, group, err string
+	}{
+		{arg: "web", pod: "web"},
+		{arg: "pod/web", pod: "web"},
+		{arg: "podgroup/train", group: "train"},
+		{arg: "pg/train", group: "train"},
+		{arg: "deployment/web", err: `explain answers for a pod or a podgroup, not "deployment"`},
+		{arg: "podgroup/", err: `"podgroup/" names nothing: give POD or podgroup/NAME`},
+	} {
+		var spec v1alpha1.SchedulingReviewSpec
+		err := explainTarget(tc.arg, &spec)
+		switch {
+		case tc.err != "":
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s: got error %v, want %s", tc.arg, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.arg, err)
+		case spec.PodName != tc.pod || spec.PodGroupName != tc.group:
+			t.Errorf("%s: got pod %q group %q, want %q %q", tc.arg, spec.PodName, spec.PodGroupName, tc.pod, tc.group)
+		}
+	}
+}

@@ -23,6 +23,8 @@ var _ = Describe("SchedulingReview schema", func() {
 		},
 		Entry("a pod name", `
   podName: web`),
+		Entry("a pod group name", `
+  podGroupName: training`),
 		Entry("a pod template with a profile", `
   profile: bin-packing
   podTemplate:
@@ -79,12 +81,15 @@ var _ = Describe("SchedulingReview schema", func() {
 			Expect(err.Error()).To(ContainSubstring(wantMessage))
 		},
 		Entry("neither pod name nor template", `
-  profile: bin-packing`, "spec", "exactly one of spec.podName and spec.podTemplate must be set"),
+  profile: bin-packing`, "spec", "exactly one of spec.podName, spec.podTemplate and spec.podGroupName must be set"),
 		Entry("both pod name and template", `
   podName: web
   podTemplate:
     spec:
-      containers: [{name: c, image: nginx}]`, "spec", "exactly one of spec.podName and spec.podTemplate must be set"),
+      containers: [{name: c, image: nginx}]`, "spec", "exactly one of spec.podName, spec.podTemplate and spec.podGroupName must be set"),
+		Entry("both pod name and pod group", `
+  podName: web
+  podGroupName: training`, "spec", "exactly one of spec.podName, spec.podTemplate and spec.podGroupName must be set"),
 		Entry("both profile and profileSpec", `
   podName: web
   profile: bin-packing
@@ -92,7 +97,11 @@ var _ = Describe("SchedulingReview schema", func() {
 		Entry("what-if with a pod", `
   pendingPods: true
   profile: bin-packing
-  podName: web`, "spec", "exactly one of spec.podName and spec.podTemplate must be set (neither with spec.pendingPods or spec.scenario)"),
+  podName: web`, "spec", "exactly one of spec.podName, spec.podTemplate and spec.podGroupName must be set (none with spec.pendingPods or spec.scenario)"),
+		Entry("what-if with a pod group", `
+  pendingPods: true
+  profile: bin-packing
+  podGroupName: training`, "spec", "exactly one of spec.podName, spec.podTemplate and spec.podGroupName must be set (none with spec.pendingPods or spec.scenario)"),
 		Entry("what-if without a profile", `
   pendingPods: true`, "spec", "spec.pendingPods needs spec.profile or spec.profileSpec"),
 		Entry("what-if with an unnamed draft", `
@@ -103,7 +112,7 @@ var _ = Describe("SchedulingReview schema", func() {
 		Entry("a scenario with a pod", `
   profile: bin-packing
   podName: web
-  scenario: {reportBy: pool}`, "spec", "neither with spec.pendingPods or spec.scenario"),
+  scenario: {reportBy: pool}`, "spec", "(none with spec.pendingPods or spec.scenario)"),
 		Entry("added nodes of both shapes", `
   profile: bin-packing
   scenario:
