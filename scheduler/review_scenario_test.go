@@ -12,7 +12,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -22,13 +21,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		h := startScheduler()
 		name := uniqueName("scenario")
 		least := defaultProfile(name)
-		most := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
-			for i := range p.PluginConfig {
-				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
-					args.ScoringStrategy.Type = config.MostAllocated
-				}
-			}
-		})
+		most := defaultProfile(name, mostAllocated)
 		h.apply(least)
 		for i := range 3 {
 			createNode(fmt.Sprintf("n%d", i), "4", "8Gi")

@@ -185,21 +185,15 @@ var _ = Describe("SchedulingReview", func() {
 			return len(n.Pods)
 		}, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
 
-		mostAllocated := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
-			for i := range p.PluginConfig {
-				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
-					args.ScoringStrategy.Type = config.MostAllocated
-				}
-			}
-		})
+		packing := defaultProfile(name, mostAllocated)
 		tmpl := newPod(h.ns, "web", name, "1", "1Gi")
 		live := h.review(scheduler.ReviewRequest{Pod: tmpl})
-		draft := h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &mostAllocated})
+		draft := h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &packing})
 		Expect(live.Pod.SelectedNode).To(Equal("idle"))
 		Expect(draft.Pod.SelectedNode).To(Equal("busy"))
 		Expect(draft.Pod.Feasible[0].Total).To(BeNumerically(">", draft.Pod.Feasible[1].Total))
 
-		h.apply(mostAllocated)
+		h.apply(packing)
 		createPod(tmpl)
 		Expect(waitBound(h.ns, "web", 10*time.Second)).To(Equal(draft.Pod.SelectedNode))
 	})
@@ -314,13 +308,7 @@ var _ = Describe("SchedulingReview", func() {
 		h := startScheduler()
 		name := uniqueName("review")
 		least := defaultProfile(name)
-		most := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
-			for i := range p.PluginConfig {
-				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
-					args.ScoringStrategy.Type = config.MostAllocated
-				}
-			}
-		})
+		most := defaultProfile(name, mostAllocated)
 		h.apply(least)
 		for i := range 3 {
 			createNode(fmt.Sprintf("n%d", i), "8", "16Gi")
@@ -393,13 +381,7 @@ var _ = Describe("SchedulingReview", func() {
 		h := startScheduler()
 		name := uniqueName("review")
 		least := defaultProfile(name)
-		most := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
-			for i := range p.PluginConfig {
-				if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
-					args.ScoringStrategy.Type = config.MostAllocated
-				}
-			}
-		})
+		most := defaultProfile(name, mostAllocated)
 		h.apply(least)
 		createNode("busy", "4", "8Gi")
 		createNode("idle", "4", "8Gi")

@@ -169,6 +169,16 @@ func uniqueName(prefix string) string {
 }
 
 // defaultProfile is upstream's default profile for name, with mutate applied.
+// mostAllocated makes a default profile's NodeResourcesFit score by
+// MostAllocated (bin packing) instead of LeastAllocated.
+func mostAllocated(p *config.KubeSchedulerProfile) {
+	for i := range p.PluginConfig {
+		if args, ok := p.PluginConfig[i].Args.(*config.NodeResourcesFitArgs); ok {
+			args.ScoringStrategy.Type = config.MostAllocated
+		}
+	}
+}
+
 func defaultProfile(name string, mutate ...func(*config.KubeSchedulerProfile)) scheduler.Profile {
 	GinkgoHelper()
 	p, err := scheduler.DefaultProfile(name)
