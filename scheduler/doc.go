@@ -52,6 +52,12 @@
 // a snapshot of its own (the nodes kept, those added, their pods) and a
 // framework of the profile on it; what-if and scenarios place their
 // pending work through one function (reviewCycle.place, review_whatif.go).
+// Placing searches the nodes as the live cycle does, not every node: from
+// the live start index, until numFeasibleNodesToFind nodes fit, the next
+// pod starting after the nodes the last one processed; below 100 nodes
+// that is every node, above it each pod goes to the best of the nodes the
+// live cycle would have looked at (and a drain of 10% of 5,000 nodes
+// takes seconds, not tens of seconds).
 // The counts are checked against the operator's limits (ScenarioLimits)
 // before anything is expanded. A minimize search bisects the count and
 // answers only a count it ran, with the count below it run too.

@@ -15,7 +15,10 @@ import (
 type reviewCycle struct {
 	*reviewFramework
 	// owned: the framework is the review's own (a draft's), closed at end.
-	owned      bool
+	owned bool
+	// startIndex is where a search of the nodes starts: the live
+	// cycle's next start index when the review began; placing moves it
+	// on per pod as the live cycle does.
 	startIndex int
 	mutating   bool
 	// scoredNodes bounds the feasible nodes listed with their scores

@@ -40,7 +40,19 @@ func (rc *reviewCycle) evaluateIn(ctx context.Context, state fwk.CycleState, pod
 	var feasible []fwk.NodeInfo
 	rejectedBy := map[string]string{}
 	if nodes != nil {
-		feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, 0, int32(len(nodes)))
+		if rc.placing {
+			// Placing (what-if, scenarios) searches as the real cycle
+			// does: from the start index, until numFeasibleNodesToFind
+			// nodes fit, and the next pod's search starts after the
+			// nodes this one processed. Below 100 nodes that is every
+			// node; above, the pod goes to the best of the nodes the
+			// real cycle would have looked at.
+			numToFind, _ := rc.sampling(nodes)
+			feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, rc.startIndex, int32(numToFind))
+			rc.startIndex = (rc.startIndex + len(feasible) + diagnosis.NodeToStatus.Len()) % len(allNodes)
+		} else {
+			feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, 0, int32(len(nodes)))
+		}
 		if err != nil {
 			return nil, nil, err
 		}
