@@ -304,6 +304,45 @@ var _ = Describe("SchedulingReview", func() {
 		}
 	})
 
+	It("above 100 nodes searches the nodes as the live cycle does, and predicts the nodes it then binds", func() {
+		h := startScheduler()
+		name := uniqueName("sample")
+		// 150 nodes, memory in step with CPU (so balance scores alike):
+		// two small ones, which bin packing prefers, the smallest beyond
+		// the first 100 nodes a search from the start takes.
+		for i := range 150 {
+			size := 100
+			switch i {
+			case 50:
+				size = 8
+			case 140:
+				size = 4
+			}
+			createNode(fmt.Sprintf("s-%03d", i), fmt.Sprint(size), fmt.Sprintf("%dGi", size))
+		}
+		for _, p := range []string{"p1", "p2", "p3"} {
+			createPod(newPod(h.ns, p, name, "1", "1Gi"))
+		}
+		draft := defaultProfile(name, mostAllocated)
+		var r *scheduler.Review
+		Eventually(func() int {
+			r = h.review(scheduler.ReviewRequest{PendingPods: true, Draft: &draft})
+			return len(r.WhatIf)
+		}, 10*time.Second, 20*time.Millisecond).Should(Equal(3))
+		predicted := map[string]string{}
+		for _, p := range r.WhatIf {
+			Expect(p.Node).NotTo(BeEmpty(), "pod %s", p.Name)
+			predicted[p.Name] = p.Node
+		}
+
+		h.apply(defaultProfile(name, mostAllocated))
+		bound := map[string]string{}
+		for _, p := range []string{"p1", "p2", "p3"} {
+			bound[p] = waitBound(h.ns, p, 10*time.Second)
+		}
+		Expect(bound).To(Equal(predicted))
+	})
+
 	It("answers reviews while the profile swaps and pods bind, losing no pod and blocking no cycle", func() {
 		h := startScheduler()
 		name := uniqueName("review")
