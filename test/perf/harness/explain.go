@@ -41,7 +41,10 @@ type ReviewLatency struct {
 	// CPUMillisPerReview is the CPU each process spent per review made,
 	// from /proc over the reviews (nothing else runs then).
 	CPUMillisPerReview ReviewCPU `json:"cpuMillisPerReview"`
-	Error              string    `json:"error,omitempty"`
+	// Scenarios are the capacity scenarios timed after the reviews, when
+	// the case asks for them.
+	Scenarios *ScenarioLatency `json:"scenarios,omitempty"`
+	Error     string           `json:"error,omitempty"`
 }
 
 // ReviewCPU is CPU time per review, in milliseconds; zero where it could
@@ -269,6 +272,15 @@ func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[
 	}
 	if lat.Reviews.Unanswered > 0 {
 		return lat, fmt.Errorf("%d reviews not answered within %s", lat.Reviews.Unanswered, timeout)
+	}
+	if c.Explain.Scenarios != (workloads.Count{}) {
+		k, err := c.Explain.Scenarios.Value(vals)
+		if err != nil {
+			return lat, err
+		}
+		if lat.Scenarios, err = r.scenarioLatency(ctx, c, vals, e, schedulerName, k, timeout); err != nil {
+			return lat, err
+		}
 	}
 	return lat, ctx.Err()
 }

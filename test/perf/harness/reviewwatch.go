@@ -75,6 +75,10 @@ func (rw *reviewWatch) observe(sr *v1alpha1.SchedulingReview, now time.Time) {
 	}
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	if _, mine := rw.start[sr.Name]; !mine {
+		// Made before this watch (another phase's in the namespace).
+		return
+	}
 	if _, seen := rw.finished[sr.Name]; seen {
 		return
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/stats"
@@ -71,6 +72,24 @@ func (r *Report) writeExplain(b *strings.Builder) {
 				s.Nodes, c.Created, c.Complete, c.Failed, c.Unanswered, m.P50, m.P90, m.P99, m.Max, cpu.APIServer, cpu.Etcd, cpu.Scheduler)
 		}
 		b.WriteString("\n")
+		if slices.ContainsFunc(x.Sizes, func(s harness.ReviewLatency) bool { return s.Scenarios != nil }) {
+			b.WriteString("Capacity scenarios, one at a time after the reviews, create→Complete: a drain of every tenth node (its pods placed again), " +
+				"and a minimize search for the nodes of a new pool that 50 one-CPU pods need (max 100).\n\n")
+			b.WriteString("| nodes | scenario | complete / failed / unanswered | create→Complete ms p50 / p99 / max |\n|---:|---|---:|---:|\n")
+			for _, s := range x.Sizes {
+				if s.Scenarios == nil {
+					continue
+				}
+				for _, k := range []struct {
+					what string
+					t    harness.ReviewTimes
+				}{{"drain 10%", s.Scenarios.Drain}, {"minimize", s.Scenarios.Minimize}} {
+					c, m := k.t.Reviews, k.t.Millis
+					fmt.Fprintf(b, "| %d | %s | %d / %d / %d | %.0f / %.0f / %.0f |\n", s.Nodes, k.what, c.Complete, c.Failed, c.Unanswered, m.P50, m.P99, m.Max)
+				}
+			}
+			b.WriteString("\n")
+		}
 	}
 	if len(x.Pairs) > 0 {
 		fmt.Fprintf(b, "| pair | pods | without reviews pods/s avg (p50/p90/p99) | with %.0f reviews/s pods/s avg (p50/p90/p99) | with/without | CPU ms per pod without / with | reviews created / complete / failed | review ms p50 / p99 beside the run |\n", x.Rate)

@@ -26,6 +26,11 @@ type Explain struct {
 	Rate Count `json:"rate"`
 	// PodTemplate is the pod the reviews ask about (spec.podTemplate).
 	PodTemplate string `json:"podTemplate"`
+	// Scenarios, when set, also times that many capacity scenarios of
+	// each kind per size, one at a time after the reviews: a drain of
+	// every tenth node, and a minimize search for the nodes of a new pool
+	// that 50 one-CPU pods need.
+	Scenarios Count `json:"scenarios,omitempty"`
 }
 
 func (c *Case) validateExplain(vals map[string]int, d TemplateData) error {
@@ -34,6 +39,9 @@ func (c *Case) validateExplain(vals map[string]int, d TemplateData) error {
 		return errors.New("explain: sizes needs at least one node count")
 	}
 	named := map[string]Count{"reviews": x.Reviews, "rate": x.Rate}
+	if x.Scenarios != (Count{}) {
+		named["scenarios"] = x.Scenarios
+	}
 	for i, n := range x.Sizes {
 		named[fmt.Sprintf("sizes[%d]", i)] = n
 	}
