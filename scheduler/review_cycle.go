@@ -3,11 +3,13 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // reviewCycle is one review: a review framework on the reviews' snapshot,
@@ -27,6 +29,33 @@ type reviewCycle struct {
 	// placing: only each pod's node, or its message, is wanted (place):
 	// the rejected nodes and the sampled ones are not listed.
 	placing bool
+	// assumed are the pods placed on the snapshot (assume), in order;
+	// end takes them off again.
+	assumed []*v1.Pod
+}
+
+// assume puts a placed pod on the review's snapshot, for the pods after
+// it to see; end takes it off again.
+func (rc *reviewCycle) assume(pi *framework.PodInfo) error {
+	if err := rc.snapshot.AssumePod(pi); err != nil {
+		return err
+	}
+	rc.assumed = append(rc.assumed, pi.Pod)
+	return nil
+}
+
+// forget takes the last pod assume placed with pod's UID off the snapshot.
+func (rc *reviewCycle) forget(logger klog.Logger, pod *v1.Pod) error {
+	if err := rc.snapshot.ForgetPod(logger, pod); err != nil {
+		return err
+	}
+	for i := len(rc.assumed) - 1; i >= 0; i-- {
+		if rc.assumed[i].UID == pod.UID {
+			rc.assumed = slices.Delete(rc.assumed, i, i+1)
+			break
+		}
+	}
+	return nil
 }
 
 // startReviewCycle takes the snapshot reviews share (reviews take turns
@@ -63,6 +92,15 @@ func (s *Scheduler) startReviewCycle(ctx context.Context, draft *Profile, lp *li
 // end hands the review snapshot to the next review, with a bound pod the
 // review took off its node put back, and closes a draft's framework.
 func (rc *reviewCycle) end() {
+	// The pods placed, last first (the snapshot's LIFO contract).
+	for i := len(rc.assumed) - 1; i >= 0; i-- {
+		if err := rc.snapshot.ForgetPod(klog.Background(), rc.assumed[i]); err != nil {
+			klog.Background().Error(err, "Taking a placed pod off the review snapshot failed")
+			rc.parent.reviews.snapshot = nil
+			break
+		}
+	}
+	rc.assumed = nil
 	if rc.mutating {
 		if err := rc.snapshot.EndMutations(); err != nil {
 			// The next review starts from a new snapshot (and builds the

@@ -293,14 +293,14 @@ func (p reviewPlacer) schedulingAlgorithm(ctx context.Context, state fwk.CycleSt
 func (p reviewPlacer) assumeAndReserve(_ context.Context, _ fwk.CycleState, _ framework.Framework, podInfo *framework.QueuedPodInfo, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
 	assumed := podInfo.DeepCopy()
 	assumed.Pod.Spec.NodeName = result.suggestedHost
-	if err := p.rc.snapshot.AssumePod(assumed.PodInfo); err != nil {
+	if err := p.rc.assume(assumed.PodInfo); err != nil {
 		return assumed, fwk.AsStatus(err)
 	}
 	return assumed, nil
 }
 
 func (p reviewPlacer) unreserveAndForget(ctx context.Context, _ fwk.CycleState, _ framework.Framework, assumed *framework.QueuedPodInfo, _ string) error {
-	return p.rc.snapshot.ForgetPod(klog.FromContext(ctx), assumed.Pod)
+	return p.rc.forget(klog.FromContext(ctx), assumed.Pod)
 }
 
 // podGroupPostFilter runs the profile's PodGroupPostFilter plugins as the

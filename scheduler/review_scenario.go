@@ -678,7 +678,7 @@ func (rc *reviewCycle) settleGroup(logger klog.Logger, members []*framework.Queu
 		if placed[i].Node == "" {
 			continue
 		}
-		if err := rc.snapshot.ForgetPod(logger, members[i].Pod); err != nil {
+		if err := rc.forget(logger, members[i].Pod); err != nil {
 			return g, fmt.Errorf("taking %s off the scenario's snapshot: %w", klog.KObj(members[i].Pod), err)
 		}
 		placed[i].Node = ""

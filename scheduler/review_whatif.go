@@ -122,7 +122,7 @@ func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPod
 			if err != nil {
 				return nil, err
 			}
-			if err := rc.snapshot.AssumePod(pi); err != nil {
+			if err := rc.assume(pi); err != nil {
 				return nil, fmt.Errorf("assuming %s on the review's snapshot: %w", klog.KObj(pod), err)
 			}
 			logger.V(5).Info("What-if placed pod", "pod", klog.KObj(pod), "node", r.SelectedNode)
