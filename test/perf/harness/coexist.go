@@ -8,10 +8,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // CoexistSetup is one way of running two schedulers on the same nodes. The
@@ -80,6 +77,17 @@ type podRequest struct {
 	cpu, mem int64
 	// scheduler is the pod's schedulerName.
 	scheduler string
+}
+
+// requestOf is what pod asks of a node: its containers' requests, as the
+// harness counts a node's use.
+func requestOf(pod *corev1.Pod) podRequest {
+	req := podRequest{scheduler: pod.Spec.SchedulerName}
+	for _, ctr := range pod.Spec.Containers {
+		req.cpu += ctr.Resources.Requests.Cpu().MilliValue()
+		req.mem += ctr.Resources.Requests.Memory().Value()
+	}
+	return req
 }
 
 // replayBinds replays binds in order on nodes (each its allocatable as a
@@ -226,21 +234,7 @@ func (r *Runner) route(ctx context.Context, ns, schedulerName string) error {
 	if err := r.CP.Client.Create(ctx, route); err != nil {
 		return fmt.Errorf("creating the route: %w", err)
 	}
-	var last string
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		if err := r.CP.Client.Get(ctx, client.ObjectKey{Name: coexistRoute}, route); err != nil {
-			return false, nil
-		}
-		c := meta.FindStatusCondition(route.Status.Conditions, v1alpha1.ConditionReady)
-		if c != nil {
-			last = c.Reason + ": " + c.Message
-		}
-		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == route.Generation, nil
-	})
-	if err != nil {
-		return fmt.Errorf("route %s not in force (%s): %w", coexistRoute, last, err)
-	}
-	return nil
+	return r.waitRoutesInForce(ctx, 1)
 }
 
 // settle waits until total pods are bound, or no bind came for settle,
@@ -277,12 +271,7 @@ func (r *Runner) tallyCoexist(ctx context.Context, e *env, run *CoexistRun) erro
 		if step != "a" && step != "b" {
 			continue
 		}
-		var req podRequest
-		for _, ctr := range p.Spec.Containers {
-			req.cpu += ctr.Resources.Requests.Cpu().MilliValue()
-			req.mem += ctr.Resources.Requests.Memory().Value()
-		}
-		req.scheduler = p.Spec.SchedulerName
+		req := requestOf(&p)
 		reqs[p.Name] = req
 		if p.Spec.NodeName != "" {
 			run.Bound++

@@ -154,10 +154,8 @@ func (r *Runner) overcommitted(ctx context.Context) ([]string, error) {
 			used[p.Spec.NodeName] = u
 		}
 		u.pods++
-		for _, ctr := range p.Spec.Containers {
-			u.cpu += ctr.Resources.Requests.Cpu().MilliValue()
-			u.mem += ctr.Resources.Requests.Memory().Value()
-		}
+		req := requestOf(&p)
+		u.cpu, u.mem = u.cpu+req.cpu, u.mem+req.mem
 	}
 	var over []string
 	for _, n := range nodes.Items {
