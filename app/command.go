@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	goruntime "runtime"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -110,6 +112,11 @@ func run(ctx context.Context, o *options) error {
 	defer cancel()
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting", "version", versionString(), "outOfTreePlugins", sortedKeys(o.OutOfTreeRegistry))
+	if o.contentionProfiling {
+		if err := startContentionProfiling(o.PprofAddr); err != nil {
+			return err
+		}
+	}
 
 	var cfg *rest.Config
 	var err error
@@ -162,6 +169,20 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 		os.Exit(1)
 	}()
 	return ctx, cancel
+}
+
+// startContentionProfiling records every contended lock (the mutex
+// profile, at the stack that unlocks) and every blocking wait (the block
+// profile, at the stack that waits), as kube-scheduler's
+// enableContentionProfiling records blocking: rate 1, every event. The
+// profiles are read from /debug/pprof, so pprofAddr must serve it.
+func startContentionProfiling(pprofAddr string) error {
+	if pprofAddr == "" || pprofAddr == "0" {
+		return errors.New("--contention-profiling needs --pprof-bind-address: the profiles are read from its /debug/pprof/mutex and /debug/pprof/block")
+	}
+	goruntime.SetMutexProfileFraction(1)
+	goruntime.SetBlockProfileRate(1)
+	return nil
 }
 
 func loadConfig(kubeconfig string) (*rest.Config, error) {

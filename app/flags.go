@@ -32,9 +32,12 @@ type options struct {
 	qps           float32
 	burst         int
 	enableWebhook bool
-	webhook       operator.WebhookOptions
-	logs          *logsapi.LoggingConfiguration
-	showVersion   bool
+	// contentionProfiling records lock contention and blocking for
+	// /debug/pprof/mutex and /debug/pprof/block.
+	contentionProfiling bool
+	webhook             operator.WebhookOptions
+	logs                *logsapi.LoggingConfiguration
+	showVersion         bool
 }
 
 // flags binds the options to the command's flags, grouped by concern as
@@ -75,6 +78,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", d.MetricsSecure, "Serve metrics over HTTPS with authentication and authorization.")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", d.ProbeAddr, "Address of /healthz and /readyz.")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", "", "Address of net/http/pprof (for profiling); empty disables it.")
+	fs.BoolVar(&o.contentionProfiling, "contention-profiling", false, "Record every contended lock and every blocking wait for /debug/pprof/mutex and /debug/pprof/block, as kube-scheduler's enableContentionProfiling does for blocking (needs --pprof-bind-address). Each recorded event costs a stack walk: for investigations, not for every day.")
 
 	fs = nfs.FlagSet("webhook")
 	fs.BoolVar(&o.enableWebhook, "enable-webhook", false, "Serve the validating admission webhook for SchedulerProfiles.")
