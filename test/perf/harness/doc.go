@@ -5,8 +5,10 @@
 // profile-swap storm (a SchedulerProfile update for profile-scheduler, a
 // restart with a new configuration file for kube-scheduler, bare or as a
 // lease hand-over to a standby with leader election on) and the explain
-// case (SchedulingReviews timed from create to Complete, and a throughput
-// run with reviews created beside it; profile-scheduler only). Cases with
+// case (SchedulingReviews and capacity scenarios timed from create to
+// Complete, and throughput runs with reviews, then with a capacity scenario,
+// beside them, the operator's CPU and lock contention split between the
+// scenario and the rest from its profiles; profile-scheduler only). Cases with
 // pod groups get PodGroups created before their members, the case's
 // feature gates on both schedulers, and a count of the groups each run left
 // partially bound or pending, read from the API.
@@ -26,6 +28,9 @@
 //	measure.go          the measured step: timing, CPU, sockets, overcommit, latency CSV
 //	swap.go             RunSwap: the profile-swap storm
 //	explain.go          RunExplain: SchedulingReview latency and the throughput pair
+//	scenarios.go        capacity scenarios timed one at a time (drain, minimize)
+//	isolation.go        the scenario pairs: throughput with a drain scenario beside, profiled
+//	pprof.go            the operator's pprof profiles: fetched, CPU split by label, locks by holder
 //	reviewwatch.go      the watch that times SchedulingReviews
 //	gang.go             PodGroups of a step, and what each run left of them
 //	trace.go            -trace: CPU profiles (Linux perf), heap profiles, GC traces

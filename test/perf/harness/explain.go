@@ -18,7 +18,8 @@ const reviewPrefix = "review"
 
 // ExplainRun is the explain case on profile-scheduler: SchedulingReview
 // answer time per cluster size, and the throughput of the case's measured
-// step with and without reviews beside it.
+// step with and without reviews beside it, then with and without a
+// capacity scenario beside it.
 type ExplainRun struct {
 	Scheduler string `json:"scheduler"`
 	// Sizes has the answer time on each node count.
@@ -28,7 +29,11 @@ type ExplainRun struct {
 	// Pairs are throughput runs without and with reviews, made back to
 	// back, who goes first alternating.
 	Pairs []ExplainPair `json:"pairs"`
-	Error string        `json:"error,omitempty"`
+	// ScenarioPairs are throughput runs without and with one drain
+	// scenario always running beside them, made after the Pairs, as
+	// many, with the operator profiled.
+	ScenarioPairs []ScenarioPair `json:"scenarioPairs,omitempty"`
+	Error         string         `json:"error,omitempty"`
 }
 
 // ReviewLatency is reviews made one at a time on a cluster of Nodes nodes.
@@ -81,7 +86,8 @@ type ExplainPair struct {
 }
 
 // RunExplain runs the explain case on sched, which must be
-// profile-scheduler. pairs is how many without/with pairs to make.
+// profile-scheduler: the answer time per size, then pairs without/with
+// reviews, then as many scenario pairs (runScenarioPairs).
 func (r *Runner) RunExplain(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, pairs int) (run *ExplainRun, err error) {
 	run = &ExplainRun{Scheduler: sched.Name()}
 	defer func() {
@@ -130,8 +136,8 @@ func (r *Runner) RunExplain(ctx context.Context, c *workloads.Case, vals map[str
 			tag := fmt.Sprintf("without-%d", i+1)
 			if with {
 				tag = fmt.Sprintf("with-%d", i+1)
-				r.beside = func(ctx context.Context, ns string) func() {
-					return r.reviewLoad(ctx, c, vals, ns, schedulerName, rate, &p)
+				r.beside = func(ctx context.Context, e *env) func() {
+					return r.reviewLoad(ctx, c, vals, e.ns, schedulerName, rate, &p)
 				}
 			}
 			setRun(tag)
@@ -160,7 +166,13 @@ func (r *Runner) RunExplain(ctx context.Context, c *workloads.Case, vals map[str
 				p.With.Throughput.Average/p.Without.Throughput.Average, p.Reviews.Created, p.Reviews.Complete, p.Millis.P99)
 		}
 	}
-	return run, errors.Join(errs...)
+	// Ours is a *ProfileScheduler (its flags are set for the scenario pairs).
+	ps, ok := sched.(*ProfileScheduler)
+	if !ok {
+		return run, errors.Join(append(errs, fmt.Errorf("explain: scenario pairs need a %T, not a %T", ps, sched))...)
+	}
+	run.ScenarioPairs, err = r.runScenarioPairs(ctx, c, vals, ps, schedulerName, max(1, pairs), setRun)
+	return run, errors.Join(append(errs, err)...)
 }
 
 // reviewLatency makes the case's first node step with nodes nodes and its

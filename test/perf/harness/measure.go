@@ -82,7 +82,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	}
 	var stopBeside func()
 	if r.beside != nil {
-		stopBeside = r.beside(ctx, e.ns)
+		stopBeside = r.beside(ctx, e)
 	}
 	stopSockets := watchSockets(sched.PID(), 100*time.Millisecond)
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)

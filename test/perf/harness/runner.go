@@ -40,7 +40,7 @@ type Runner struct {
 	seq int
 	// beside, when set, is started with the measured step (at the resume,
 	// in a throughput run) and stopped after its last bind.
-	beside func(ctx context.Context, ns string) (stop func())
+	beside func(ctx context.Context, e *env) (stop func())
 }
 
 // Mode is what a run of a case measures. Each case runs once in each mode

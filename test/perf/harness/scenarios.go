@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -38,15 +39,6 @@ const scenarioPool = "bench.profilescheduler.io/pool"
 // scenarioLatency times n drain scenarios, then n minimize searches, on
 // e's nodes, each review created once the previous one finished.
 func (r *Runner) scenarioLatency(ctx context.Context, c *workloads.Case, vals map[string]int, e *env, schedulerName string, n int, timeout time.Duration) (*ScenarioLatency, error) {
-	names := make([]string, 0, len(e.nodes))
-	for name := range e.nodes {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var drained []string
-	for i := 0; i < len(names); i += 10 {
-		drained = append(drained, names[i])
-	}
 	minimize, err := r.minimizeScenario(c, vals, e.ns, schedulerName)
 	if err != nil {
 		return nil, err
@@ -57,7 +49,7 @@ func (r *Runner) scenarioLatency(ctx context.Context, c *workloads.Case, vals ma
 		scenario *v1alpha1.ReviewScenario
 		times    *ReviewTimes
 	}{
-		{"drain", &v1alpha1.ReviewScenario{RemoveNodes: &v1alpha1.ScenarioNodeSelection{Names: drained}, ReportBy: corev1.LabelTopologyZone}, &out.Drain},
+		{"drain", drainScenario(e), &out.Drain},
 		{"minimize", minimize, &out.Minimize},
 	} {
 		rw, err := watchReviews(ctx, r.CP.Client, e.ns)
@@ -84,12 +76,23 @@ func (r *Runner) scenarioLatency(ctx context.Context, c *workloads.Case, vals ma
 			return nil, err
 		}
 		r.logf("explain: %d nodes: %d %s scenarios, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms",
-			len(names), k.times.Reviews.Created, k.what, k.times.Reviews.Complete, k.times.Reviews.Failed, k.times.Millis.P50, k.times.Millis.P99)
+			len(e.nodes), k.times.Reviews.Created, k.what, k.times.Reviews.Complete, k.times.Reviews.Failed, k.times.Millis.P50, k.times.Millis.P99)
 		if k.times.Reviews.Failed > 0 || k.times.Reviews.Unanswered > 0 {
 			return out, fmt.Errorf("%s scenarios: %d failed, %d not answered within %s", k.what, k.times.Reviews.Failed, k.times.Reviews.Unanswered, timeout)
 		}
 	}
 	return out, nil
+}
+
+// drainScenario drains every tenth of e's nodes, by name: their pods are
+// placed again on the others. The answer gives shares by zone.
+func drainScenario(e *env) *v1alpha1.ReviewScenario {
+	names := slices.Sorted(maps.Keys(e.nodes))
+	var drained []string
+	for i := 0; i < len(names); i += 10 {
+		drained = append(drained, names[i])
+	}
+	return &v1alpha1.ReviewScenario{RemoveNodes: &v1alpha1.ScenarioNodeSelection{Names: drained}, ReportBy: corev1.LabelTopologyZone}
 }
 
 // minimizeScenario asks for the fewest nodes of the case's node template,

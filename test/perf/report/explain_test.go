@@ -81,3 +81,73 @@ func TestExplainMarkdown(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", want, md)
 	}
 }
+
+func profiled(cpu, scenario, controller, perPod, locks, held float64, heldWaits int64) *harness.OperatorProfile {
+	return &harness.OperatorProfile{CPUSeconds: cpu, ScenarioCPUSeconds: scenario, ReviewControllerCPUSeconds: controller, LiveCPUMillisPerPod: perPod,
+		Locks: harness.LockSplit{Contentions: 10, DelaySeconds: locks, ReviewHeldContentions: heldWaits, ReviewHeldDelaySeconds: held}}
+}
+
+func scenarioReport(withPerPod float64, heldWaits int64) *Report {
+	rep := explainReport(194)
+	withRun := thrRun(150, 3)
+	withRun.LatencyMillis = stats.Summary{P99: 900}
+	withoutRun := thrRun(200, 2)
+	withoutRun.LatencyMillis = stats.Summary{P99: 600}
+	rep.Explains[0].ScenarioPairs = []harness.ScenarioPair{
+		{
+			Without: withoutRun, With: withRun,
+			WithoutProfile: profiled(2.1, 0, 0, 5, 0.004, 0, 0),
+			WithProfile:    profiled(3.2, 1.1, 0.05, withPerPod, 0.0125, 0.002*float64(heldWaits), heldWaits),
+			Scenarios:      harness.ReviewCounts{Created: 12, Complete: 12}, Millis: stats.Summary{P50: 180, P99: 260},
+		},
+		// Not compared: the run with failed.
+		{Without: thrRun(200, 2), With: &harness.Run{Error: "boom"}, WithoutProfile: profiled(2, 0, 0, 5, 0, 0, 0),
+			WithProfile: &harness.OperatorProfile{Error: "CPU profile: connection refused"}},
+	}
+	return rep
+}
+
+func TestScenarioPairsMarkdown(t *testing.T) {
+	md := markdown(t, scenarioReport(5.1, 0))
+	for _, want := range []string{
+		"A capacity scenario beside the scheduling cycle",
+		"| 1 | 400 | 200.0 / 150.0 (0.75) | 600.0 / 900.0 (1.50) | 5.0 / 5.1 (1.02) | 1.10 / 0.05 | 12 / 12 / 0, 180 / 260 | 4.0 / 12.5, 0.0 |",
+		"| 2 | 400 | 200.0 / 0.0 (–) | 0.0 / 0.0 (–) | 5.0 / – (–) | – | 0 / 0 / 0, 0 / 0 | 0.0 / –, – |",
+		"- scenario pair 2, with: CPU profile: connection refused",
+		"| explain: live cycle's CPU per pod with a drain scenario beside / without | <= 1.05 | 1.02 | yes |",
+		"| explain: throughput / p99 latency with a drain scenario beside / without | reported | 0.75 / 1.50 | yes |",
+		"| explain: lock waits on locks a scenario held (mutex profile) | none | 0.0 ms in 0 waits (of 12.5 ms of lock waits), 1 runs | yes |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	md = markdown(t, scenarioReport(5.5, 3))
+	for _, want := range []string{
+		"| explain: live cycle's CPU per pod with a drain scenario beside / without | <= 1.05 | 1.10 | **no** |",
+		"| explain: lock waits on locks a scenario held (mutex profile) | none | 6.0 ms in 3 waits (of 12.5 ms of lock waits), 1 runs | **no** |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestScenarioRatios(t *testing.T) {
+	pair := func(thrWo, thrW, perPodWo, perPodW float64) harness.ScenarioPair {
+		return harness.ScenarioPair{Without: thrRun(thrWo, 1), With: thrRun(thrW, 1),
+			WithoutProfile: profiled(1, 0, 0, perPodWo, 0, 0, 0), WithProfile: profiled(1, 0.5, 0, perPodW, 0, 0, 0)}
+	}
+	noProfile := pair(80, 60, 4, 4)
+	noProfile.WithProfile = &harness.OperatorProfile{Error: "x"}
+	thr, _, cpu := ScenarioRatios([]harness.ScenarioPair{pair(100, 90, 4, 4.4), pair(200, 190, 5, 5), pair(150, 150, 6, 6.3), noProfile})
+	// Medians (nearest rank): with 90 (of 60, 90, 150, 190), without 100
+	// (of 80, 100, 150, 200).
+	if thr.N != 4 || math.Abs(thr.V-0.9) > 1e-9 || math.Abs(thr.Lo-0.75) > 1e-9 || math.Abs(thr.Hi-1) > 1e-9 {
+		t.Errorf("throughput %+v, want 0.9 (0.75–1) over 4 pairs", thr)
+	}
+	// Medians: with 5 (of 4.4, 5, 6.3), without 5 (of 4, 5, 6).
+	if cpu.N != 3 || math.Abs(cpu.V-1) > 1e-9 || math.Abs(cpu.Lo-1) > 1e-9 || math.Abs(cpu.Hi-1.1) > 1e-9 {
+		t.Errorf("CPU %+v, want 1 (1–1.1) over 3 pairs", cpu)
+	}
+}

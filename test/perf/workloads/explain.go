@@ -17,6 +17,10 @@ import (
 //   - Throughput beside reviews: the measured step's throughput run, once
 //     without reviews and once with Rate reviews per second created from
 //     the scheduler's resume to the last bind, in the same harness run.
+//   - Throughput beside a capacity scenario: the same run once without and
+//     once with one drain scenario of every tenth node always running
+//     beside it, the operator's CPU per pod and lock contention read from
+//     its profiles in both (as many pairs as the reviews').
 type Explain struct {
 	// Sizes are the node counts the answer time is measured on.
 	Sizes []Count `json:"sizes"`

@@ -1,0 +1,154 @@
+package harness
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// profileBuilder makes profiles as the Go runtime writes them: functions,
+// locations with one line each, samples with stacks innermost first.
+type profileBuilder struct {
+	p     *profile.Profile
+	locs  map[string]*profile.Location
+	funcs map[string]*profile.Function
+}
+
+func newProfileBuilder(sampleTypes ...*profile.ValueType) *profileBuilder {
+	return &profileBuilder{p: &profile.Profile{SampleType: sampleTypes, PeriodType: sampleTypes[0], Period: 1},
+		locs: map[string]*profile.Location{}, funcs: map[string]*profile.Function{}}
+}
+
+// add adds a sample of values whose stack is funcs (innermost first).
+func (b *profileBuilder) add(labels map[string][]string, values []int64, funcs ...string) {
+	var stack []*profile.Location
+	for _, name := range funcs {
+		loc, ok := b.locs[name]
+		if !ok {
+			fn := &profile.Function{ID: uint64(len(b.funcs) + 1), Name: name, SystemName: name}
+			b.funcs[name] = fn
+			b.p.Function = append(b.p.Function, fn)
+			loc = &profile.Location{ID: uint64(len(b.locs) + 1), Address: uint64(0x1000 + len(b.locs)), Line: []profile.Line{{Function: fn, Line: 1}}}
+			b.locs[name] = loc
+			b.p.Location = append(b.p.Location, loc)
+		}
+		stack = append(stack, loc)
+	}
+	b.p.Sample = append(b.p.Sample, &profile.Sample{Location: stack, Value: values, Label: labels})
+}
+
+// build writes the profile and parses it back, as the harness gets it
+// from /debug/pprof.
+func (b *profileBuilder) build(t *testing.T) *profile.Profile {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := b.p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var (
+	reviewLabels = map[string][]string{reviewLabelKey: {reviewLabelValue}}
+	sec          = int64(1e9)
+)
+
+func cpuBuilder() *profileBuilder {
+	return newProfileBuilder(&profile.ValueType{Type: "samples", Unit: "count"}, &profile.ValueType{Type: "cpu", Unit: "nanoseconds"})
+}
+
+func TestSplitCPU(t *testing.T) {
+	b := cpuBuilder()
+	// A review's own goroutine, and a Filter worker it started (framework
+	// code the cycle runs too: only the label tells them apart).
+	b.add(reviewLabels, []int64{300, 3 * sec}, "k8s.io/kubernetes/pkg/scheduler/backend/cache.(*Snapshot).AssumePod",
+		module+"scheduler.(*reviewCycle).assume", module+"scheduler.(*Scheduler).runScenario", module+"scheduler.(*Scheduler).Review.func1")
+	b.add(reviewLabels, []int64{100, sec}, "k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources.(*Fit).Filter",
+		module+"scheduler.(*Scheduler).findNodesThatPassFilters.func1", "k8s.io/client-go/util/workqueue.ParallelizeUntil.func1")
+	// The controller's call of Review is labelled: reviews, not the controller.
+	b.add(reviewLabels, []int64{50, sec / 2}, module+"scheduler.(*Scheduler).Review", module+"controllers.(*schedulingReviewReconciler).answer",
+		module+"controllers.(*schedulingReviewReconciler).Reconcile")
+	// The controller writing status.
+	b.add(nil, []int64{200, 2 * sec}, "encoding/json.Marshal", module+"controllers.(*schedulingReviewReconciler).Reconcile")
+	// Review code without the label: a hole in the labelling.
+	b.add(nil, []int64{25, sec / 4}, module+"scheduler.(*reviewSnapshot).snapshotLocked")
+	// The scheduling cycle, and a function of another module named as ours.
+	b.add(nil, []int64{400, 4 * sec}, module+"scheduler.(*Scheduler).scheduleOne")
+	b.add(nil, []int64{100, sec}, "example.com/other/scheduler.(*Scheduler).Review")
+	got, err := splitCPU(b.build(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := CPUSplit{Profiled: 11.75, Review: 4.5, ReviewController: 2, UnlabelledReview: 0.25}
+	if math.Abs(got.Profiled-want.Profiled) > 1e-9 || math.Abs(got.Review-want.Review) > 1e-9 ||
+		math.Abs(got.ReviewController-want.ReviewController) > 1e-9 || math.Abs(got.UnlabelledReview-want.UnlabelledReview) > 1e-9 {
+		t.Errorf("split %+v, want %+v", got, want)
+	}
+
+	mutex := newProfileBuilder(&profile.ValueType{Type: "contentions", Unit: "count"}, &profile.ValueType{Type: "delay", Unit: "nanoseconds"})
+	if _, err := splitCPU(mutex.build(t)); err == nil {
+		t.Errorf("a mutex profile split as a CPU profile")
+	}
+}
+
+func mutexBuilder() *profileBuilder {
+	return newProfileBuilder(&profile.ValueType{Type: "contentions", Unit: "count"}, &profile.ValueType{Type: "delay", Unit: "nanoseconds"})
+}
+
+// The cache's lock released by a review's snapshot update counts as
+// review-held; released by the cycle's, it does not. The delta of two
+// cumulative profiles is what happened between them.
+func TestSplitMutexDelta(t *testing.T) {
+	reviewHeld := []string{"sync.(*Mutex).Unlock", "k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).UpdateSnapshot",
+		module + "scheduler.(*Scheduler).startReviewCycle", module + "scheduler.(*Scheduler).review", module + "scheduler.(*Scheduler).Review.func1"}
+	cycleHeld := []string{"sync.(*Mutex).Unlock", "k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).UpdateSnapshot",
+		module + "scheduler.(*Scheduler).scheduleOne"}
+	informer := []string{"sync.(*RWMutex).Unlock", "k8s.io/client-go/tools/cache.(*threadSafeMap).Update"}
+
+	before := mutexBuilder()
+	before.add(nil, []int64{2, 1e6}, cycleHeld...)
+	before.add(nil, []int64{1, 5e5}, reviewHeld...)
+	after := mutexBuilder()
+	after.add(nil, []int64{5, 5e6}, cycleHeld...)
+	after.add(nil, []int64{4, 35e5}, reviewHeld...)
+	after.add(nil, []int64{1, 2e6}, informer...)
+	d, err := profileDelta(before.build(t), after.build(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stacks, err := splitMutex(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LockSplit{Contentions: 7, DelaySeconds: 0.009, ReviewHeldContentions: 3, ReviewHeldDelaySeconds: 0.003}
+	if got.Contentions != want.Contentions || got.ReviewHeldContentions != want.ReviewHeldContentions ||
+		math.Abs(got.DelaySeconds-want.DelaySeconds) > 1e-12 || math.Abs(got.ReviewHeldDelaySeconds-want.ReviewHeldDelaySeconds) > 1e-12 {
+		t.Errorf("split %+v, want %+v", got, want)
+	}
+	if len(stacks) != 3 {
+		t.Fatalf("%d stacks, want 3: %+v", len(stacks), stacks)
+	}
+	// Most delay first; sync's frames left out, the module's trimmed.
+	for i, w := range []struct {
+		ms     float64
+		review bool
+		frames []string
+	}{
+		{4, false, []string{"k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).UpdateSnapshot", "scheduler.(*Scheduler).scheduleOne"}},
+		{3, true, []string{"k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).UpdateSnapshot", "scheduler.(*Scheduler).startReviewCycle",
+			"scheduler.(*Scheduler).review", "scheduler.(*Scheduler).Review.func1"}},
+		{2, false, []string{"k8s.io/client-go/tools/cache.(*threadSafeMap).Update"}},
+	} {
+		st := stacks[i]
+		if math.Abs(st.DelaySeconds*1000-w.ms) > 1e-9 || st.ReviewHeld != w.review || !slices.Equal(st.Frames, w.frames) {
+			t.Errorf("stack %d: %.3f ms, review-held %t at %v; want %.0f ms, %t at %v", i, st.DelaySeconds*1000, st.ReviewHeld, st.Frames, w.ms, w.review, w.frames)
+		}
+	}
+}
