@@ -49,7 +49,7 @@ type OperatorProfile struct {
 	// LiveCPUMillisPerPod is the rest per measured pod bound: the
 	// scheduling cycle and all the operator does besides reviews.
 	LiveCPUMillisPerPod float64 `json:"liveCPUMillisPerPod"`
-	// Locks is the mutex profile's delta over the span.
+	// Locks is the mutex and block profiles' deltas over the span.
 	Locks LockSplit `json:"locks"`
 	Error string    `json:"error,omitempty"`
 }
@@ -69,7 +69,7 @@ func (r *Runner) runScenarioPairs(ctx context.Context, c *workloads.Case, vals m
 		for k := range 2 {
 			with := (i+k)%2 == 1
 			tag := fmt.Sprintf("scenario-without-%d", i+1)
-			prof := &OperatorProfile{}
+			prof := &OperatorProfile{Error: "the measured step did not start"}
 			if with {
 				tag = fmt.Sprintf("scenario-with-%d", i+1)
 			}
@@ -117,9 +117,11 @@ func (r *Runner) runScenarioPairs(ctx context.Context, c *workloads.Case, vals m
 // profiles as name.cpu.pb.gz and name.mutex.pb.gz) and logs the stacks
 // that held locks longest.
 func (r *Runner) profileBeside(ctx context.Context, ps *ProfileScheduler, e *env, schedulerName, name string, prof *OperatorProfile, with bool, p *ScenarioPair) func() {
+	*prof = OperatorProfile{}
 	base := ps.PprofURL()
 	cpu0 := ps.Usage().CPUSeconds
-	mutex0, mutexErr := fetchProfile(ctx, base, "/debug/pprof/mutex")
+	mutexDelta := deltaOf(ctx, base, "mutex")
+	blockDelta := deltaOf(ctx, base, "block")
 	stopCPU := cpuWindows(ctx, base)
 	stopScenarios := func() {}
 	if with {
@@ -129,13 +131,8 @@ func (r *Runner) profileBeside(ctx context.Context, ps *ProfileScheduler, e *env
 		stopScenarios()
 		cpuProf, cpuErr := stopCPU()
 		prof.CPUSeconds = ps.Usage().CPUSeconds - cpu0
-		var mutex *profile.Profile
-		if mutexErr == nil {
-			var after *profile.Profile
-			if after, mutexErr = fetchProfile(ctx, base, "/debug/pprof/mutex"); mutexErr == nil {
-				mutex, mutexErr = profileDelta(mutex0, after)
-			}
-		}
+		mutex, mutexErr := mutexDelta()
+		block, blockErr := blockDelta()
 		if cpuErr == nil {
 			prof.CPU, cpuErr = splitCPU(cpuProf)
 		}
@@ -145,20 +142,27 @@ func (r *Runner) profileBeside(ctx context.Context, ps *ProfileScheduler, e *env
 		}
 		r.saveProfile(name+".cpu.pb.gz", cpuProf)
 		r.saveProfile(name+".mutex.pb.gz", mutex)
+		r.saveProfile(name+".block.pb.gz", block)
 		r.logf("explain/%s: %.2f CPU s (profiled %.2f: reviews %.2f, review controller %.2f, review code unlabelled %.3f)",
 			name, prof.CPUSeconds, prof.CPU.Profiled, prof.CPU.Review, prof.CPU.ReviewController, prof.CPU.UnlabelledReview)
+		var stacks []LockStack
 		if mutexErr == nil {
-			var stacks []LockStack
-			if prof.Locks, stacks, mutexErr = splitMutex(mutex); mutexErr == nil {
-				r.logLocks(name, prof.Locks, stacks)
-			}
+			prof.Locks, stacks, mutexErr = splitMutex(mutex)
+		}
+		if blockErr == nil {
+			prof.Locks.CycleWaits, prof.Locks.CycleWaitSeconds, blockErr = cycleLockWaits(block)
+		}
+		if mutexErr == nil && blockErr == nil {
+			r.logLocks(name, prof.Locks, stacks)
 		}
 		var errs []error
-		if cpuErr != nil {
-			errs = append(errs, fmt.Errorf("CPU profile: %w", cpuErr))
-		}
-		if mutexErr != nil {
-			errs = append(errs, fmt.Errorf("mutex profile: %w", mutexErr))
+		for _, e := range []struct {
+			what string
+			err  error
+		}{{"CPU", cpuErr}, {"mutex", mutexErr}, {"block", blockErr}} {
+			if e.err != nil {
+				errs = append(errs, fmt.Errorf("%s profile: %w", e.what, e.err))
+			}
 		}
 		if err := errors.Join(errs...); err != nil {
 			prof.Error = err.Error()
@@ -167,12 +171,29 @@ func (r *Runner) profileBeside(ctx context.Context, ps *ProfileScheduler, e *env
 	}
 }
 
+// deltaOf reads the cumulative profile named (mutex, block) served under
+// base now, and returns what reads it again and gives the difference.
+func deltaOf(ctx context.Context, base, name string) func() (*profile.Profile, error) {
+	path := "/debug/pprof/" + name
+	before, err := fetchProfile(ctx, base, path)
+	return func() (*profile.Profile, error) {
+		if err != nil {
+			return nil, err
+		}
+		after, err := fetchProfile(ctx, base, path)
+		if err != nil {
+			return nil, err
+		}
+		return profileDelta(before, after)
+	}
+}
+
 // logLocks logs a run's lock contention: the five holder stacks with the
 // most delay, and the five review-held ones with the most, so that a
 // reader sees what was counted as review-held and what was not.
 func (r *Runner) logLocks(name string, l LockSplit, stacks []LockStack) {
-	r.logf("explain/%s: lock contention %d waits, %.1f ms; released by review code %d, %.1f ms",
-		name, l.Contentions, l.DelaySeconds*1000, l.ReviewHeldContentions, l.ReviewHeldDelaySeconds*1000)
+	r.logf("explain/%s: lock contention %d waits, %.1f ms; released by review code %d, %.1f ms; the cycle's lock waits %d, %.1f ms",
+		name, l.Contentions, l.DelaySeconds*1000, l.ReviewHeldContentions, l.ReviewHeldDelaySeconds*1000, l.CycleWaits, l.CycleWaitSeconds*1000)
 	show := func(what string, keep func(LockStack) bool) {
 		shown := 0
 		for _, st := range stacks {

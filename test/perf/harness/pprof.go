@@ -54,17 +54,24 @@ var reviewFuncs = []string{
 // call of Review is labelled; the rest is not.
 var reviewControllerFuncs = []string{"controllers.(*schedulingReviewReconciler)."}
 
-// inFuncs says whether a frame of stack is one of funcs.
+// cycleFuncs are the scheduling cycle's goroutines: the scheduling loop
+// (scheduleOne, scheduleOnePod, scheduleOnePodGroup) and the binding
+// cycles it starts (scheduleOnePod.funcN). Its parallel Filter and Score
+// workers run code reviews run too, and are left out.
+var cycleFuncs = []string{"scheduler.(*Scheduler).scheduleOne"}
+
+// lockFuncs are where a goroutine waits for a sync.Mutex or RWMutex.
+var lockFuncs = []string{"sync.(*Mutex).Lock", "sync.(*RWMutex).Lock", "sync.(*RWMutex).RLock", "internal/sync.(*Mutex).Lock"}
+
+// inFuncs says whether a frame of stack is one of funcs (prefixes of
+// function names, the operator's without its module path).
 func inFuncs(stack []*profile.Location, funcs []string) bool {
 	for _, loc := range stack {
 		for _, line := range loc.Line {
 			if line.Function == nil {
 				continue
 			}
-			name, ok := strings.CutPrefix(line.Function.Name, module)
-			if !ok {
-				continue
-			}
+			name := strings.TrimPrefix(line.Function.Name, module)
 			for _, f := range funcs {
 				if strings.HasPrefix(name, f) {
 					return true
@@ -136,6 +143,11 @@ type LockSplit struct {
 	// scheduling cycle's among them, waited for a lock a review held.
 	ReviewHeldContentions  int64   `json:"reviewHeldContentions"`
 	ReviewHeldDelaySeconds float64 `json:"reviewHeldDelaySeconds"`
+	// CycleWaits and CycleWaitSeconds are, from the block profile (at
+	// the waiter's stack), the scheduling cycle's waits for a lock,
+	// whoever held it (cycleLockWaits).
+	CycleWaits       int64   `json:"cycleWaits"`
+	CycleWaitSeconds float64 `json:"cycleWaitSeconds"`
 }
 
 // LockStack is one holder stack of a mutex profile and the delay it
@@ -190,6 +202,28 @@ func splitMutex(p *profile.Profile) (LockSplit, []LockStack, error) {
 	}
 	slices.SortFunc(stacks, func(a, b LockStack) int { return cmp.Compare(b.DelaySeconds, a.DelaySeconds) })
 	return s, stacks, nil
+}
+
+// cycleLockWaits sums the samples of a block profile (sample types
+// "contentions" and "delay", in nanoseconds; recorded at the stack that
+// waited) where the scheduling cycle (cycleFuncs) waited for a lock
+// (lockFuncs), whoever held it.
+func cycleLockWaits(p *profile.Profile) (waits int64, delaySeconds float64, err error) {
+	ci, err := valueIndex(p, "contentions")
+	if err != nil {
+		return 0, 0, err
+	}
+	di, err := valueIndex(p, "delay")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, smp := range p.Sample {
+		if smp.Value[ci] > 0 && inFuncs(smp.Location, lockFuncs) && inFuncs(smp.Location, cycleFuncs) {
+			waits += smp.Value[ci]
+			delaySeconds += float64(smp.Value[di]) / 1e9
+		}
+	}
+	return waits, delaySeconds, nil
 }
 
 // profileDelta is after less before, for cumulative profiles (mutex,

@@ -98,7 +98,7 @@ func TestSplitCPU(t *testing.T) {
 	}
 }
 
-func mutexBuilder() *profileBuilder {
+func contentionBuilder() *profileBuilder {
 	return newProfileBuilder(&profile.ValueType{Type: "contentions", Unit: "count"}, &profile.ValueType{Type: "delay", Unit: "nanoseconds"})
 }
 
@@ -112,10 +112,10 @@ func TestSplitMutexDelta(t *testing.T) {
 		module + "scheduler.(*Scheduler).scheduleOne"}
 	informer := []string{"sync.(*RWMutex).Unlock", "k8s.io/client-go/tools/cache.(*threadSafeMap).Update"}
 
-	before := mutexBuilder()
+	before := contentionBuilder()
 	before.add(nil, []int64{2, 1e6}, cycleHeld...)
 	before.add(nil, []int64{1, 5e5}, reviewHeld...)
-	after := mutexBuilder()
+	after := contentionBuilder()
 	after.add(nil, []int64{5, 5e6}, cycleHeld...)
 	after.add(nil, []int64{4, 35e5}, reviewHeld...)
 	after.add(nil, []int64{1, 2e6}, informer...)
@@ -150,5 +150,27 @@ func TestSplitMutexDelta(t *testing.T) {
 		if math.Abs(st.DelaySeconds*1000-w.ms) > 1e-9 || st.ReviewHeld != w.review || !slices.Equal(st.Frames, w.frames) {
 			t.Errorf("stack %d: %.3f ms, review-held %t at %v; want %.0f ms, %t at %v", i, st.DelaySeconds*1000, st.ReviewHeld, st.Frames, w.ms, w.review, w.frames)
 		}
+	}
+}
+
+// The block profile's waits count when the scheduling cycle's goroutines
+// waited for a lock: not its waits on channels, not a review's waits.
+func TestCycleLockWaits(t *testing.T) {
+	b := contentionBuilder()
+	b.add(nil, []int64{3, 6e6}, "sync.runtime_SemacquireMutex", "internal/sync.(*Mutex).lockSlow", "internal/sync.(*Mutex).Lock", "sync.(*Mutex).Lock",
+		"k8s.io/kubernetes/pkg/scheduler/backend/cache.(*cacheImpl).UpdateSnapshot", module+"scheduler.(*Scheduler).scheduleOnePod", module+"scheduler.(*Scheduler).scheduleOne")
+	b.add(nil, []int64{1, 1e6}, "sync.runtime_SemacquireRWMutexR", "sync.(*RWMutex).RLock", "k8s.io/client-go/tools/cache.(*threadSafeMap).Get",
+		module+"scheduler.(*Scheduler).bindingCycle", module+"scheduler.(*Scheduler).scheduleOnePod.func2")
+	b.add(nil, []int64{50, 9e9}, "runtime.chanrecv1", module+"scheduler.(*Scheduler).scheduleOnePod.func2")
+	b.add(nil, []int64{4, 8e6}, "sync.(*Mutex).Lock", module+"scheduler.(*Scheduler).startReviewCycle", module+"scheduler.(*Scheduler).Review.func1")
+	waits, delay, err := cycleLockWaits(b.build(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waits != 4 || math.Abs(delay-0.007) > 1e-12 {
+		t.Errorf("the cycle waited %d times, %.6f s; want 4, 0.007 s", waits, delay)
+	}
+	if _, _, err := cycleLockWaits(cpuBuilder().build(t)); err == nil {
+		t.Errorf("a CPU profile read as a block profile")
 	}
 }

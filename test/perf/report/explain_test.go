@@ -84,7 +84,8 @@ func TestExplainMarkdown(t *testing.T) {
 
 func profiled(cpu, scenario, controller, perPod, locks, held float64, heldWaits int64) *harness.OperatorProfile {
 	return &harness.OperatorProfile{CPUSeconds: cpu, ScenarioCPUSeconds: scenario, ReviewControllerCPUSeconds: controller, LiveCPUMillisPerPod: perPod,
-		Locks: harness.LockSplit{Contentions: 10, DelaySeconds: locks, ReviewHeldContentions: heldWaits, ReviewHeldDelaySeconds: held}}
+		Locks: harness.LockSplit{Contentions: 10, DelaySeconds: locks, ReviewHeldContentions: heldWaits, ReviewHeldDelaySeconds: held,
+			CycleWaits: 2, CycleWaitSeconds: locks / 4}}
 }
 
 func scenarioReport(withPerPod float64, heldWaits int64) *Report {
@@ -111,12 +112,12 @@ func TestScenarioPairsMarkdown(t *testing.T) {
 	md := markdown(t, scenarioReport(5.1, 0))
 	for _, want := range []string{
 		"A capacity scenario beside the scheduling cycle",
-		"| 1 | 400 | 200.0 / 150.0 (0.75) | 600.0 / 900.0 (1.50) | 5.0 / 5.1 (1.02) | 1.10 / 0.05 | 12 / 12 / 0, 180 / 260 | 4.0 / 12.5, 0.0 |",
-		"| 2 | 400 | 200.0 / 0.0 (–) | 0.0 / 0.0 (–) | 5.0 / – (–) | – | 0 / 0 / 0, 0 / 0 | 0.0 / –, – |",
+		"| 1 | 400 | 200.0 / 150.0 (0.75) | 600.0 / 900.0 (1.50) | 5.0 / 5.1 (1.02) | 1.10 / 0.05 | 12 / 12 / 0, 180 / 260 | 4.0 / 12.5, 0.0 | 1.0 / 3.1 |",
+		"| 2 | 400 | 200.0 / 0.0 (–) | 0.0 / 0.0 (–) | 5.0 / – (–) | – | 0 / 0 / 0, 0 / 0 | 0.0 / –, – | 0.0 / – |",
 		"- scenario pair 2, with: CPU profile: connection refused",
 		"| explain: live cycle's CPU per pod with a drain scenario beside / without | <= 1.05 | 1.02 | yes |",
 		"| explain: throughput / p99 latency with a drain scenario beside / without | reported | 0.75 / 1.50 | yes |",
-		"| explain: lock waits on locks a scenario held (mutex profile) | none | 0.0 ms in 0 waits (of 12.5 ms of lock waits), 1 runs | yes |",
+		"| explain: lock waits on locks a scenario held (mutex profile) | none | 0.0 ms in 0 waits (of 12.5 ms of lock waits); the cycle's lock waits 3.1 ms with, 1.0 without; 1 pairs | yes |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
@@ -125,7 +126,7 @@ func TestScenarioPairsMarkdown(t *testing.T) {
 	md = markdown(t, scenarioReport(5.5, 3))
 	for _, want := range []string{
 		"| explain: live cycle's CPU per pod with a drain scenario beside / without | <= 1.05 | 1.10 | **no** |",
-		"| explain: lock waits on locks a scenario held (mutex profile) | none | 6.0 ms in 3 waits (of 12.5 ms of lock waits), 1 runs | **no** |",
+		"| explain: lock waits on locks a scenario held (mutex profile) | none | 6.0 ms in 3 waits (of 12.5 ms of lock waits); the cycle's lock waits 3.1 ms with, 1.0 without; 1 pairs | **no** |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
