@@ -131,33 +131,20 @@ func (r *Runner) RunExplain(ctx context.Context, c *workloads.Case, vals map[str
 	var errs []error
 	for i := range max(1, pairs) {
 		var p ExplainPair
-		for k := range 2 {
-			with := (i+k)%2 == 1
-			tag := fmt.Sprintf("without-%d", i+1)
-			if with {
-				tag = fmt.Sprintf("with-%d", i+1)
-				r.beside = func(ctx context.Context, e *env) func() {
-					return r.reviewLoad(ctx, c, vals, e.ns, schedulerName, rate, &p)
-				}
+		p.Without, p.With, err = r.throughputPair(ctx, c, vals, sched, schedulerName, i, setRun, func(with bool) (string, besideHook) {
+			if !with {
+				return fmt.Sprintf("without-%d", i+1), nil
 			}
-			setRun(tag)
-			thr, err := r.RunCase(ctx, c, vals, sched, schedulerName, ModeThroughput, i+1)
-			r.beside = nil
-			if with {
-				p.With = thr
-			} else {
-				p.Without = thr
+			return fmt.Sprintf("with-%d", i+1), func(ctx context.Context, e *env) func() {
+				return r.reviewLoad(ctx, c, vals, e.ns, schedulerName, rate, &p)
 			}
-			if err != nil {
-				r.logf("explain/%s: %v", tag, err)
-				if inc := (*IncompleteError)(nil); !errors.As(err, &inc) {
-					errs = append(errs, fmt.Errorf("%s: %w", tag, err))
-				}
-			}
-			if ctx.Err() != nil {
-				run.Pairs = append(run.Pairs, p)
-				return run, ctx.Err()
-			}
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ctx.Err() != nil {
+			run.Pairs = append(run.Pairs, p)
+			return run, ctx.Err()
 		}
 		run.Pairs = append(run.Pairs, p)
 		if p.With != nil && p.Without != nil && p.Without.Throughput.Average > 0 {
@@ -173,6 +160,40 @@ func (r *Runner) RunExplain(ctx context.Context, c *workloads.Case, vals map[str
 	}
 	run.ScenarioPairs, err = r.runScenarioPairs(ctx, c, vals, ps, schedulerName, max(1, pairs), setRun)
 	return run, errors.Join(append(errs, err)...)
+}
+
+// throughputPair makes the case's throughput run twice, back to back,
+// without then with, or with then without, alternating with the pair's
+// index i: run(with) gives each run's tag and its beside hook (nil: none).
+// A run that leaves pods unbound is a result (logged); one that could not
+// measure is an error. When ctx ends after the first run, the second is
+// not made.
+func (r *Runner) throughputPair(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, i int,
+	setRun func(string), run func(with bool) (string, besideHook)) (without, with *Run, err error) {
+	var errs []error
+	for k := range 2 {
+		isWith := (i+k)%2 == 1
+		tag, beside := run(isWith)
+		r.beside = beside
+		setRun(tag)
+		thr, err := r.RunCase(ctx, c, vals, sched, schedulerName, ModeThroughput, i+1)
+		r.beside = nil
+		if isWith {
+			with = thr
+		} else {
+			without = thr
+		}
+		if err != nil {
+			r.logf("explain/%s: %v", tag, err)
+			if inc := (*IncompleteError)(nil); !errors.As(err, &inc) {
+				errs = append(errs, fmt.Errorf("%s: %w", tag, err))
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return without, with, errors.Join(errs...)
 }
 
 // reviewLatency makes the case's first node step with nodes nodes and its

@@ -65,37 +65,31 @@ func (r *Runner) runScenarioPairs(ctx context.Context, c *workloads.Case, vals m
 		errs []error
 	)
 	for i := range n {
-		var p ScenarioPair
-		for k := range 2 {
-			with := (i+k)%2 == 1
-			tag := fmt.Sprintf("scenario-without-%d", i+1)
-			prof := &OperatorProfile{Error: "the measured step did not start"}
+		p := ScenarioPair{WithoutProfile: &OperatorProfile{}, WithProfile: &OperatorProfile{}}
+		var err error
+		p.Without, p.With, err = r.throughputPair(ctx, c, vals, ps, schedulerName, i, setRun, func(with bool) (string, besideHook) {
+			tag, prof := fmt.Sprintf("scenario-without-%d", i+1), p.WithoutProfile
 			if with {
-				tag = fmt.Sprintf("scenario-with-%d", i+1)
+				tag, prof = fmt.Sprintf("scenario-with-%d", i+1), p.WithProfile
 			}
-			r.beside = func(ctx context.Context, e *env) func() {
+			prof.Error = "the measured step did not start"
+			return tag, func(ctx context.Context, e *env) func() {
 				return r.profileBeside(ctx, ps, e, schedulerName, c.Name+"-"+tag, prof, with, &p)
 			}
-			setRun(tag)
-			thr, err := r.RunCase(ctx, c, vals, ps, schedulerName, ModeThroughput, i+1)
-			r.beside = nil
-			if thr != nil && thr.Bound > 0 && prof.CPU.Profiled > 0 {
-				prof.LiveCPUMillisPerPod = (prof.CPUSeconds - prof.ScenarioCPUSeconds - prof.ReviewControllerCPUSeconds) * 1000 / float64(thr.Bound)
+		})
+		for _, x := range []struct {
+			run  *Run
+			prof *OperatorProfile
+		}{{p.Without, p.WithoutProfile}, {p.With, p.WithProfile}} {
+			if x.run != nil && x.run.Bound > 0 && x.prof.CPU.Profiled > 0 {
+				x.prof.LiveCPUMillisPerPod = (x.prof.CPUSeconds - x.prof.ScenarioCPUSeconds - x.prof.ReviewControllerCPUSeconds) * 1000 / float64(x.run.Bound)
 			}
-			if with {
-				p.With, p.WithProfile = thr, prof
-			} else {
-				p.Without, p.WithoutProfile = thr, prof
-			}
-			if err != nil {
-				r.logf("explain/%s: %v", tag, err)
-				if inc := (*IncompleteError)(nil); !errors.As(err, &inc) {
-					errs = append(errs, fmt.Errorf("%s: %w", tag, err))
-				}
-			}
-			if ctx.Err() != nil {
-				return append(out, p), ctx.Err()
-			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if ctx.Err() != nil {
+			return append(out, p), ctx.Err()
 		}
 		out = append(out, p)
 		if p.With != nil && p.Without != nil && p.WithoutProfile.LiveCPUMillisPerPod > 0 && p.Without.Throughput.Average > 0 {
@@ -113,9 +107,9 @@ func (r *Runner) runScenarioPairs(ctx context.Context, c *workloads.Case, vals m
 // resume it records the operator's CPU profile (cpuWindows) and, with,
 // keeps one drain scenario running (scenarioLoop). Its stop waits for the
 // scenario under way, then for the last CPU window, reads the process's
-// CPU and the mutex profile at that moment, fills prof (saving both
-// profiles as name.cpu.pb.gz and name.mutex.pb.gz) and logs the stacks
-// that held locks longest.
+// CPU and the mutex and block profiles at that moment, fills prof (saving
+// the profiles as name.{cpu,mutex,block}.pb.gz) and logs the stacks that
+// held locks longest.
 func (r *Runner) profileBeside(ctx context.Context, ps *ProfileScheduler, e *env, schedulerName, name string, prof *OperatorProfile, with bool, p *ScenarioPair) func() {
 	*prof = OperatorProfile{}
 	base := ps.PprofURL()

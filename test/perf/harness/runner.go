@@ -40,8 +40,12 @@ type Runner struct {
 	seq int
 	// beside, when set, is started with the measured step (at the resume,
 	// in a throughput run) and stopped after its last bind.
-	beside func(ctx context.Context, e *env) (stop func())
+	beside besideHook
 }
+
+// besideHook starts something beside a measured step, and returns what
+// stops it.
+type besideHook = func(ctx context.Context, e *env) (stop func())
 
 // Mode is what a run of a case measures. Each case runs once in each mode
 // per scheduler, on a fresh control plane.
