@@ -28,14 +28,15 @@ type targetRow struct {
 func ExplainRatio(pairs []harness.ExplainPair) (ratio, lo, hi float64, n int) {
 	var with, without []float64
 	for _, p := range pairs {
-		if comparable(p.Without, p.With) {
+		if bothRan(p.Without, p.With) {
 			with, without = append(with, p.With.Throughput.Average), append(without, p.Without.Throughput.Average)
 		}
 	}
 	return pairRatio(with, without)
 }
 
-func comparable(without, with *harness.Run) bool {
+// bothRan says whether both runs of a pair are there, without error.
+func bothRan(without, with *harness.Run) bool {
 	return with != nil && without != nil && with.Error == "" && without.Error == ""
 }
 
@@ -90,7 +91,7 @@ func ScenarioRatios(pairs []harness.ScenarioPair) (thr, p99, cpu Ratio) {
 		v[i][0], v[i][1] = append(v[i][0], with), append(v[i][1], without)
 	}
 	for _, p := range pairs {
-		if !comparable(p.Without, p.With) {
+		if !bothRan(p.Without, p.With) {
 			continue
 		}
 		add(0, p.With.Throughput.Average, p.Without.Throughput.Average)
