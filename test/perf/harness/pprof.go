@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -240,20 +238,12 @@ func fetchProfile(ctx context.Context, base, path string) (*profile.Profile, err
 	if base == "" {
 		return nil, fmt.Errorf("%s: the scheduler serves no /debug/pprof", path)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	body, err := getPprof(ctx, base, path)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := pprofClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("%s: %s: %s", req.URL, resp.Status, b)
-	}
-	return profile.Parse(resp.Body)
+	defer body.Close()
+	return profile.Parse(body)
 }
 
 // cpuWindows records the CPU profile served under base in windows of one

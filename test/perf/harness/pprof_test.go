@@ -2,9 +2,18 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	httppprof "net/http/pprof"
+	"runtime"
+	"runtime/pprof"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -172,5 +181,84 @@ func TestCycleLockWaits(t *testing.T) {
 	}
 	if _, _, err := cycleLockWaits(cpuBuilder().build(t)); err == nil {
 		t.Errorf("a CPU profile read as a block profile")
+	}
+}
+
+// burn spends CPU until ctx ends.
+func burn(ctx context.Context) {
+	x := 0
+	for ctx.Err() == nil {
+		for i := range 100000 {
+			x += i
+		}
+	}
+	_ = x
+}
+
+// Over a real /debug/pprof (this test process's): the CPU windows merge
+// into one profile whose samples carry the label they were spent under,
+// and the mutex profile's delta holds the contention made between its two
+// reads, not the one before.
+func TestProfilesOverHTTP(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", httppprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	defer runtime.SetMutexProfileFraction(runtime.SetMutexProfileFraction(1))
+
+	contend := func(n int) {
+		var mu sync.Mutex
+		for range n {
+			mu.Lock()
+			done := make(chan struct{})
+			go func() { mu.Lock(); mu.Unlock(); close(done) }() //nolint:staticcheck // the wait is what is recorded
+			time.Sleep(time.Millisecond)
+			mu.Unlock()
+			<-done
+		}
+	}
+	contend(5) // before: not in the delta
+	ctx, cancel := context.WithCancel(context.Background())
+	mutexDelta := deltaOf(ctx, srv.URL, "mutex")
+	stop := cpuWindows(ctx, srv.URL)
+	var wg sync.WaitGroup
+	wg.Go(func() { pprof.Do(ctx, pprof.Labels(reviewLabelKey, reviewLabelValue), burn) })
+	wg.Go(func() { burn(ctx) })
+	time.Sleep(1500 * time.Millisecond)
+	contend(3)
+	p, err := stop()
+	m, mErr := mutexDelta()
+	cancel()
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DurationNanos < int64(2*time.Second) {
+		t.Errorf("merged windows last %v, want two of a second or more", time.Duration(p.DurationNanos))
+	}
+	cpu, err := splitCPU(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu.Review <= 0 || cpu.Profiled-cpu.Review <= 0 {
+		t.Errorf("split %+v: want samples with the label and without", cpu)
+	}
+	if mErr != nil {
+		t.Fatal(mErr)
+	}
+	_, stacks, err := splitMutex(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The runtime adds contention of its own locks: count this test's.
+	var mine int64
+	for _, st := range stacks {
+		if slices.ContainsFunc(st.Frames, func(f string) bool { return strings.Contains(f, "TestProfilesOverHTTP") }) {
+			mine += st.Contentions
+		}
+	}
+	if mine != 3 {
+		t.Errorf("%d contentions of this test between the reads, want the 3 made then: %+v", mine, stacks)
 	}
 }

@@ -144,6 +144,25 @@ func startPerf(dir, name string, pid int) (stop func() error, err error) {
 // machine may take longer than a probe's 2 s.
 var pprofClient = &http.Client{Timeout: 30 * time.Second, Transport: httpClient.Transport}
 
+// getPprof requests base+path (a process's /debug/pprof/...) and returns
+// the body of its answer, which must be 200 OK.
+func getPprof(ctx context.Context, base, path string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := pprofClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("%s: %s: %s", req.URL, resp.Status, b)
+	}
+	return resp.Body, nil
+}
+
 // saveHeapProfile saves the heap profile served under base (a process's
 // /debug/pprof) as dir/name.heap.pb.gz: in-use and allocated space and
 // objects as of the process's last garbage collection, for `go tool pprof
@@ -152,24 +171,16 @@ func saveHeapProfile(ctx context.Context, dir, name, base string) error {
 	if base == "" {
 		return fmt.Errorf("%s: the scheduler serves no /debug/pprof", name)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap", nil)
+	body, err := getPprof(ctx, base, "/debug/pprof/heap")
 	if err != nil {
 		return err
 	}
-	resp, err := pprofClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s: %s: %s", req.URL, resp.Status, b)
-	}
+	defer body.Close()
 	f, err := os.Create(filepath.Join(dir, name+".heap.pb.gz"))
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
+	if _, err := io.Copy(f, body); err != nil {
 		f.Close()
 		return err
 	}
