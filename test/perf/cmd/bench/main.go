@@ -68,7 +68,7 @@ func main() {
 	flag.IntVar(&o.parallelism, "parallelism", 16, "parallelism of both schedulers")
 	flag.IntVar(&o.workers, "workers", 16, "concurrent creates of the harness")
 	flag.DurationVar(&o.stall, "stall", 60*time.Second, "give up waiting for binds after this long without one")
-	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once, explain makes that many pairs without and with reviews)")
+	flag.IntVar(&o.repeat, "repeat", envInt("BENCH_REPEAT", 3), "runs per case, scheduler and mode, order alternating; the report shows the median runs ($BENCH_REPEAT; swap runs once, explain makes that many pairs without and with reviews, and as many without and with a capacity scenario)")
 	flag.StringVar(&o.modes, "modes", envOr("BENCH_MODES", "throughput,latency"), "runs of each case: throughput (pods created while the scheduler is stopped, measured from its resume) and latency (pods created at the case's rate) ($BENCH_MODES)")
 	flag.StringVar(&o.trace, "trace", envOr("BENCH_TRACE", ""), "what an investigation records beside the figures, comma-separated ($BENCH_TRACE): "+
 		"cpu (each measured step's scheduler CPU profile with Linux perf, <run>.perf.txt), "+
