@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -40,10 +41,22 @@ import (
 // While another scheduler binds (otherSchedulerActive), the node's pods
 // are also listed from the API server with a consistent read, and those
 // the cache has not seen yet are added: the informers deliver another
-// scheduler's binds some milliseconds late, which is most of the window
-// the check can close. Alone in a cluster no such read is made. Alone in a cluster the check never refuses: the cache
-// already holds every pod this scheduler assumed, each placed with the
-// others in view.
+// scheduler's binds some milliseconds late. The cache's copy of the node
+// is taken after the list returns, so it also holds what the informers
+// delivered meanwhile.
+//
+// A pod that passes but takes the node's last room for a pod like it (a
+// second copy would not fit) is checked once more after a settle, the
+// recent round trip of a bind: the other scheduler's binds already on
+// their way when the first check read the node have landed by then, and
+// the second check sees them. Without it, the binds that still overflow
+// a node are those committed between the read and our bind's commit:
+// about one bind round trip, which under load is tens to hundreds of
+// milliseconds.
+//
+// Alone in a cluster no read is made and nothing settles, and the check
+// never refuses: the cache already holds every pod this scheduler
+// assumed, each placed with the others in view.
 
 // bindCheckPlugins are the Filter plugins that judge room on a node.
 var bindCheckPlugins = sets.New(names.NodeResourcesFit, names.NodePorts, names.NodeVolumeLimits, names.InterPodAffinity)
@@ -136,7 +149,16 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 	if s.otherSchedulerActive() {
 		fromAPI = s.podsOnNodeFromAPI
 	}
-	st := c.run(ctx, s.cache, fromAPI, pod, nodeName)
+	st, lastRoom := c.run(ctx, s.cache, fromAPI, pod, nodeName)
+	if settle := s.bindRoundTrip.get(); st.IsSuccess() && lastRoom && settle > 0 {
+		bindCheckSettles.WithLabelValues(c.profile).Inc()
+		select {
+		case <-ctx.Done():
+			return fwk.AsStatus(context.Cause(ctx))
+		case <-time.After(settle):
+		}
+		st, _ = c.run(ctx, s.cache, fromAPI, pod, nodeName)
+	}
 	bindCheckDuration.WithLabelValues(c.profile).Observe(time.Since(start).Seconds())
 	if st.IsSuccess() {
 		return nil
@@ -157,12 +179,25 @@ type podsOnNode func(ctx context.Context, nodeName string) ([]v1.Pod, error)
 
 // run checks pod on nodeName as the cache has the node, with the pods
 // fromAPI (when not nil) lists there that the cache has not seen yet.
-func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI podsOnNode, pod *v1.Pod, nodeName string) *fwk.Status {
+// When the pod fits and fromAPI is set, lastRoom reports whether it takes
+// the node's last room for a pod like it: a second copy would not fit.
+func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI podsOnNode, pod *v1.Pod, nodeName string) (st *fwk.Status, lastRoom bool) {
+	// The API server's pods first: the cache's copy, taken after the
+	// list returns, then also holds what the informers delivered while
+	// the list was on its way.
+	var listed []v1.Pod
+	if fromAPI != nil {
+		pods, err := fromAPI(ctx, nodeName)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Listing the node's pods for the bind check failed; checking with the cache alone", "node", nodeName, "err", err)
+		}
+		listed = pods
+	}
 	// A copy of the node as the cache holds it now, taken under its read
 	// lock; its pods keep the resources the cache computed for them.
 	cached, err := cache.GetNode(nodeName)
 	if err != nil || cached.Node() == nil {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node is gone").WithPlugin(bindCheckNodeGone)
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node is gone").WithPlugin(bindCheckNodeGone), false
 	}
 	// The node without the pod, which is assumed there. It is rebuilt
 	// rather than the pod removed: NodeInfo keeps host ports as a set, and
@@ -177,20 +212,14 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI 
 			ni.AddPodInfo(pi)
 		}
 	}
-	if fromAPI != nil {
-		// Another scheduler binds now: what it bound and our informer has
-		// not delivered yet counts too.
-		pods, err := fromAPI(ctx, nodeName)
-		if err != nil {
-			klog.FromContext(ctx).V(2).Info("Listing the node's pods for the bind check failed; checking with the cache alone", "node", nodeName, "err", err)
+	// What another scheduler bound and the informers have not delivered
+	// yet counts too.
+	for i := range listed {
+		p := &listed[i]
+		if seen[p.UID] || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
 		}
-		for i := range pods {
-			p := &pods[i]
-			if seen[p.UID] || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
-				continue
-			}
-			ni.AddPod(p)
-		}
+		ni.AddPod(p)
 	}
 	checked := withoutPodAffinity(pod)
 
@@ -199,16 +228,20 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI 
 	c.lister.node = ni
 	defer func() { c.lister.node = nil }()
 	state := framework.NewCycleState()
-	_, st, _ := c.fw.RunPreFilterPlugins(ctx, state, checked)
+	_, st, _ = c.fw.RunPreFilterPlugins(ctx, state, checked)
 	if !st.IsSuccess() {
 		if st.IsRejected() {
 			// The cycle's PreFilter passed: what refuses the pod now
 			// is not room on this node.
-			return nil
+			return nil, false
 		}
-		return st
+		return st, false
 	}
-	return c.fw.RunFilterPlugins(ctx, state, checked, ni)
+	if st = c.fw.RunFilterPlugins(ctx, state, checked, ni); !st.IsSuccess() || fromAPI == nil {
+		return st, false
+	}
+	ni.AddPod(checked)
+	return st, !c.fw.RunFilterPlugins(ctx, state, checked, ni).IsSuccess()
 }
 
 // otherSchedulerWindow is how long after another scheduler's last bind the
@@ -221,6 +254,37 @@ const otherSchedulerWindow = 30 * time.Second
 func (s *Scheduler) otherSchedulerActive() bool {
 	last := s.lastOtherBind.Load()
 	return last != 0 && time.Since(time.Unix(0, last)) < otherSchedulerWindow
+}
+
+// maxBindSettle bounds the settle before a second check.
+const maxBindSettle = time.Second
+
+// bindRoundTrip is a moving average of the time a bind takes, from the
+// call to its answer: how long another scheduler's bind already on its
+// way may take to land.
+type bindRoundTrip struct {
+	avg atomic.Int64 // nanoseconds
+}
+
+// observe adds one successful bind's duration (an average over about the
+// last eight).
+func (b *bindRoundTrip) observe(d time.Duration) {
+	for {
+		old := b.avg.Load()
+		next := int64(d)
+		if old != 0 {
+			next = old + (int64(d)-old)/8
+		}
+		if b.avg.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// get is the settle before a second check: the average, at most
+// maxBindSettle; 0 before any bind.
+func (b *bindRoundTrip) get() time.Duration {
+	return min(time.Duration(b.avg.Load()), maxBindSettle)
 }
 
 // podsOnNodeFromAPI lists the pods bound to nodeName with a consistent

@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
@@ -152,16 +157,22 @@ func TestBindCheckReadsTheAPIServer(t *testing.T) {
 		// one the cache has not seen.
 		return []v1.Pod{*cached, *pod, *done, *unseen}, nil
 	}
-	g.Expect(lp.check.run(ctx, s.cache, nil, pod, "n1").IsSuccess()).To(BeTrue(), "the cache alone has room")
-	st := lp.check.run(ctx, s.cache, fromAPI, pod, "n1")
+	st, lastRoom := lp.check.run(ctx, s.cache, nil, pod, "n1")
+	g.Expect(st.IsSuccess()).To(BeTrue(), "the cache alone has room")
+	g.Expect(lastRoom).To(BeFalse(), "without a list no last room is looked for")
+	st, _ = lp.check.run(ctx, s.cache, fromAPI, pod, "n1")
 	g.Expect(st.Code()).To(Equal(fwk.Unschedulable))
 	g.Expect(st.Plugin()).To(Equal("NodeResourcesFit"))
 
 	unseen.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("500m")
-	g.Expect(lp.check.run(ctx, s.cache, fromAPI, pod, "n1").IsSuccess()).To(BeTrue(), "filled exactly")
+	st, lastRoom = lp.check.run(ctx, s.cache, fromAPI, pod, "n1")
+	g.Expect(st.IsSuccess()).To(BeTrue(), "filled exactly")
+	g.Expect(lastRoom).To(BeTrue(), "filled exactly")
 
 	failing := func(context.Context, string) ([]v1.Pod, error) { return nil, fmt.Errorf("injected") }
-	g.Expect(lp.check.run(ctx, s.cache, failing, pod, "n1").IsSuccess()).To(BeTrue(), "a failed list checks with the cache alone")
+	st, lastRoom = lp.check.run(ctx, s.cache, failing, pod, "n1")
+	g.Expect(st.IsSuccess()).To(BeTrue(), "a failed list checks with the cache alone")
+	g.Expect(lastRoom).To(BeTrue(), "with the cache alone a second pod of 1 CPU would not fit")
 
 	g.Expect(s.otherSchedulerActive()).To(BeFalse())
 	s.noteOtherBind(nil, checkPod("mine", "ours", "n1", "1", nil))
@@ -170,6 +181,116 @@ func TestBindCheckReadsTheAPIServer(t *testing.T) {
 	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "an update of a pod bound before")
 	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
 	g.Expect(s.otherSchedulerActive()).To(BeTrue())
+}
+
+// TestBindCheckSettles checks the second look: while another scheduler
+// binds, a pod that takes its node's last room is checked again after the
+// bind round trip, and what the API server has on the node by then counts.
+func TestBindCheckSettles(t *testing.T) {
+	const roundTrip = 30 * time.Millisecond
+	cases := []struct {
+		name string
+		// cpu the pod requests; n1 has 2 CPUs and a 500m pod of another
+		// scheduler in the cache.
+		cpu string
+		// alone: no other scheduler was seen binding.
+		alone bool
+		// landed is what the API server has on n1 from the second list
+		// on, beside the cached pod and ours.
+		landed *v1.Pod
+		cancel bool
+
+		wantLists   int
+		wantSettled bool
+		refused     string
+		failed      bool
+	}{
+		{name: "room for a second pod: no settle", cpu: "500m", wantLists: 1},
+		{name: "last room, nothing landed: bound after the settle", cpu: "1", wantLists: 2, wantSettled: true},
+		{name: "last room, another scheduler's bind landed meanwhile: refused", cpu: "1",
+			landed: checkPod("theirs", "default-scheduler", "n1", "600m", nil), wantLists: 2, wantSettled: true, refused: "NodeResourcesFit"},
+		{name: "last room, a pod landed that leaves room: bound", cpu: "1",
+			landed: checkPod("theirs", "default-scheduler", "n1", "400m", nil), wantLists: 2, wantSettled: true},
+		{name: "alone in the cluster: no list, no settle", cpu: "1", alone: true},
+		{name: "binding cancelled during the settle", cpu: "1", cancel: true, wantLists: 1, wantSettled: true, failed: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			logger := klog.Background()
+			s := newUnstartedScheduler(t)
+			_, err := s.Apply(ctx, testProfile(t, "ours"))
+			g.Expect(err).NotTo(HaveOccurred())
+			lp := s.acquireProfile("ours")
+			defer lp.release(logger)
+			s.cache.AddNode(logger, checkNode("n1", "2"))
+			cached := checkPod("o", "default-scheduler", "n1", "500m", nil)
+			g.Expect(s.cache.AddPod(logger, cached)).To(Succeed())
+			pod := checkPod("p", "ours", "n1", tc.cpu, nil)
+			g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+			if !tc.alone {
+				s.noteOtherBind(checkPod("o", "default-scheduler", "", "500m", nil), cached)
+			}
+			s.bindRoundTrip.observe(roundTrip)
+
+			lists := 0
+			s.client.(*fake.Clientset).PrependReactor("list", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+				g.Expect(action.(k8stesting.ListAction).GetListRestrictions().Fields.String()).To(Equal("spec.nodeName=n1"))
+				lists++
+				items := []v1.Pod{*cached, *pod}
+				if lists > 1 && tc.landed != nil {
+					items = append(items, *tc.landed)
+				}
+				if tc.cancel {
+					cancel()
+				}
+				return true, &v1.PodList{Items: items}, nil
+			})
+			settles := testutil.ToFloat64(bindCheckSettles.WithLabelValues("ours"))
+			start := time.Now()
+			st := s.checkBeforeBind(ctx, lp.check, pod, "n1")
+			took := time.Since(start)
+
+			g.Expect(lists).To(Equal(tc.wantLists), "lists of the node's pods")
+			if tc.wantSettled {
+				g.Expect(testutil.ToFloat64(bindCheckSettles.WithLabelValues("ours")) - settles).To(Equal(1.0))
+				if !tc.cancel {
+					g.Expect(took).To(BeNumerically(">=", roundTrip), "the settle")
+				}
+			} else {
+				g.Expect(testutil.ToFloat64(bindCheckSettles.WithLabelValues("ours"))).To(Equal(settles))
+			}
+			switch {
+			case tc.failed:
+				g.Expect(st.Code()).To(Equal(fwk.Error))
+				g.Expect(st.AsError()).To(MatchError(context.Canceled))
+			case tc.refused != "":
+				g.Expect(st.Code()).To(Equal(fwk.Unschedulable))
+				g.Expect(st.Plugin()).To(Equal(tc.refused))
+				g.Expect(st.AsError()).To(MatchError(errNodeFilledUp))
+			default:
+				g.Expect(st.IsSuccess()).To(BeTrue(), "refused: %v", st.Message())
+			}
+		})
+	}
+}
+
+// TestBindRoundTrip checks the settle: an average over the last binds,
+// bounded, none before the first bind.
+func TestBindRoundTrip(t *testing.T) {
+	g := NewWithT(t)
+	var b bindRoundTrip
+	g.Expect(b.get()).To(BeZero())
+	b.observe(80 * time.Millisecond)
+	g.Expect(b.get()).To(Equal(80 * time.Millisecond))
+	b.observe(0)
+	g.Expect(b.get()).To(Equal(70 * time.Millisecond))
+	for range 100 {
+		b.observe(time.Minute)
+	}
+	g.Expect(b.get()).To(Equal(maxBindSettle))
 }
 
 // TestBindCheckOff checks that WithBindCheck(false) binds without looking.

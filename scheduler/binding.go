@@ -135,11 +135,13 @@ func attemptsLabel(p *framework.QueuedPodInfo) string {
 // plugins, then finishes the binding in the cache.
 func (s *Scheduler) bind(ctx context.Context, fw framework.Framework, assumed *v1.Pod, node string, state fwk.CycleState) (status *fwk.Status) {
 	logger := klog.FromContext(ctx)
+	start := time.Now()
 	defer func() {
 		if !status.IsSuccess() {
 			logger.V(1).Info("Failed to bind pod", "status", status.Message())
 			return
 		}
+		s.bindRoundTrip.observe(time.Since(start))
 		fw.EventRecorder().WithLogger(logger).Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %v/%v to %v", assumed.Namespace, assumed.Name, node)
 	}()
 	for _, e := range fw.Extenders() {

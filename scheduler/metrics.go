@@ -45,13 +45,22 @@ var (
 		Help:      "Pods not bound because their node no longer had room for them just before the bind, by profile and refusing plugin.",
 	}, []string{"profile", "plugin"})
 
+	// bindCheckSettles counts the pods checked a second time, after a
+	// settle, because they take their node's last room while another
+	// scheduler binds.
+	bindCheckSettles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "bind_check_settles_total",
+		Help:      "Pods checked again after a settle, before binding, because they take their node's last room while another scheduler binds, by profile.",
+	}, []string{"profile"})
+
 	// bindCheckDuration observes each check before binding, per profile
 	// (its count is the number of checks).
 	bindCheckDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: operatorMetricsNamespace,
 		Name:      "bind_check_duration_seconds",
 		Help:      "Time to check a pod against its node just before binding it, by profile.",
-		Buckets:   []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .01},
+		Buckets:   []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .01, .025, .05, .1, .25, .5, 1},
 	}, []string{"profile"})
 
 	// reviewFrameworkBuilds counts the frameworks built for reviews: one
@@ -146,7 +155,7 @@ var registerMetrics sync.Once
 // component-base's legacy registry, visible there too.
 func registerMetricsOnControllerRuntime() {
 	registerMetrics.Do(func() {
-		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles, bindChecksRefused, bindCheckDuration, nodeOvercommits, overcommittedNodes,
+		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles, bindChecksRefused, bindCheckSettles, bindCheckDuration, nodeOvercommits, overcommittedNodes,
 			reviewFrameworkBuilds, reviewFrameworksOpen, reviewSnapshots, scenarioRunDuration)
 		_ = ctrlmetrics.Registry.Register(legacyBridge{gatherer: legacyregistry.DefaultGatherer, prefix: metricsPrefix})
 	})

@@ -115,6 +115,8 @@ type Scheduler struct {
 	// lastOtherBind is when (UnixNano) a pod of a schedulerName no
 	// profile serves was last seen bound; 0 if never.
 	lastOtherBind atomic.Int64
+	// bindRoundTrip is the settle of the bind check (bindcheck.go).
+	bindRoundTrip bindRoundTrip
 }
 
 var (
