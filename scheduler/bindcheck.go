@@ -46,13 +46,16 @@ import (
 // delivered meanwhile.
 //
 // A pod that passes but takes the node's last room for a pod like it (a
-// second copy would not fit) is checked once more after a settle, the
-// recent round trip of a bind: the other scheduler's binds already on
-// their way when the first check read the node have landed by then, and
-// the second check sees them. Without it, the binds that still overflow
-// a node are those committed between the read and our bind's commit:
-// about one bind round trip, which under load is tens to hundreds of
-// milliseconds.
+// second copy would not fit) is checked once more after a settle: the
+// time the other scheduler recently took to place a pod, from seen
+// pending to seen bound, or a bind round trip if that is longer (at most
+// maxBindSettle). Room that is the last on its node is the room both
+// schedulers race for; the other one cannot see our pod before it is
+// bound, so for as long as it takes to place a pod it may send one there,
+// and the second check sees what it sent. Without the settle, the binds
+// that still overflow a node are those committed between the read and
+// our bind's commit, about one bind round trip, which under load is tens
+// to hundreds of milliseconds.
 //
 // Alone in a cluster no read is made and nothing settles, and the check
 // never refuses: the cache already holds every pod this scheduler
@@ -150,7 +153,7 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 		fromAPI = s.podsOnNodeFromAPI
 	}
 	st, lastRoom := c.run(ctx, s.cache, fromAPI, pod, nodeName)
-	if settle := s.bindRoundTrip.get(); st.IsSuccess() && lastRoom && settle > 0 {
+	if settle := max(s.bindRoundTrip.get(), s.otherPlacement.get()); st.IsSuccess() && lastRoom && settle > 0 {
 		bindCheckSettles.WithLabelValues(c.profile).Inc()
 		select {
 		case <-ctx.Done():
@@ -259,32 +262,29 @@ func (s *Scheduler) otherSchedulerActive() bool {
 // maxBindSettle bounds the settle before a second check.
 const maxBindSettle = time.Second
 
-// bindRoundTrip is a moving average of the time a bind takes, from the
-// call to its answer: how long another scheduler's bind already on its
-// way may take to land.
-type bindRoundTrip struct {
+// movingAverage is a moving average of a duration, over about the last
+// eight observed: a bind's round trip (Scheduler.bindRoundTrip), another
+// scheduler's time to place a pod (Scheduler.otherPlacement).
+type movingAverage struct {
 	avg atomic.Int64 // nanoseconds
 }
 
-// observe adds one successful bind's duration (an average over about the
-// last eight).
-func (b *bindRoundTrip) observe(d time.Duration) {
+func (m *movingAverage) observe(d time.Duration) {
 	for {
-		old := b.avg.Load()
+		old := m.avg.Load()
 		next := int64(d)
 		if old != 0 {
 			next = old + (int64(d)-old)/8
 		}
-		if b.avg.CompareAndSwap(old, next) {
+		if m.avg.CompareAndSwap(old, next) {
 			return
 		}
 	}
 }
 
-// get is the settle before a second check: the average, at most
-// maxBindSettle; 0 before any bind.
-func (b *bindRoundTrip) get() time.Duration {
-	return min(time.Duration(b.avg.Load()), maxBindSettle)
+// get is the average, at most maxBindSettle; 0 before any observation.
+func (m *movingAverage) get() time.Duration {
+	return min(time.Duration(m.avg.Load()), maxBindSettle)
 }
 
 // podsOnNodeFromAPI lists the pods bound to nodeName with a consistent

@@ -183,6 +183,38 @@ func TestBindCheckReadsTheAPIServer(t *testing.T) {
 	g.Expect(s.otherSchedulerActive()).To(BeTrue())
 }
 
+// TestOtherPlacement checks the other scheduler's placement time: from a
+// pod of a schedulerName no profile serves seen added pending to seen
+// bound; pods of ours, pods bound when first seen and pods deleted
+// pending give none.
+func TestOtherPlacement(t *testing.T) {
+	g := NewWithT(t)
+	s := newUnstartedScheduler(t)
+	_, err := s.Apply(context.Background(), testProfile(t, "ours"))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	s.noteOtherBind(nil, checkPod("mine", "ours", "", "1", nil))
+	s.noteOtherBind(checkPod("mine", "ours", "", "1", nil), checkPod("mine", "ours", "n1", "1", nil))
+	s.noteOtherBind(nil, checkPod("bound", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.otherPlacement.get()).To(BeZero(), "no pod of another scheduler seen pending, then bound")
+
+	gone := checkPod("gone", "default-scheduler", "", "1", nil)
+	s.noteOtherBind(nil, gone)
+	_, pending := s.otherPending.Load(gone.UID)
+	g.Expect(pending).To(BeTrue())
+	s.podDeleted(gone)
+	_, pending = s.otherPending.Load(gone.UID)
+	g.Expect(pending).To(BeFalse(), "forgotten when deleted")
+
+	s.noteOtherBind(nil, checkPod("theirs", "default-scheduler", "", "1", nil))
+	time.Sleep(20 * time.Millisecond)
+	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.otherPlacement.get()).To(BeNumerically(">=", 20*time.Millisecond))
+	g.Expect(s.otherPlacement.get()).To(BeNumerically("<", maxBindSettle))
+	_, pending = s.otherPending.Load(types.UID("theirs"))
+	g.Expect(pending).To(BeFalse(), "forgotten when bound")
+}
+
 // TestBindCheckSettles checks the second look: while another scheduler
 // binds, a pod that takes its node's last room is checked again after the
 // bind round trip, and what the API server has on the node by then counts.
@@ -277,11 +309,11 @@ func TestBindCheckSettles(t *testing.T) {
 	}
 }
 
-// TestBindRoundTrip checks the settle: an average over the last binds,
-// bounded, none before the first bind.
-func TestBindRoundTrip(t *testing.T) {
+// TestMovingAverage checks the settle's averages: over the last few,
+// bounded, none before the first.
+func TestMovingAverage(t *testing.T) {
 	g := NewWithT(t)
-	var b bindRoundTrip
+	var b movingAverage
 	g.Expect(b.get()).To(BeZero())
 	b.observe(80 * time.Millisecond)
 	g.Expect(b.get()).To(Equal(80 * time.Millisecond))
@@ -291,6 +323,7 @@ func TestBindRoundTrip(t *testing.T) {
 		b.observe(time.Minute)
 	}
 	g.Expect(b.get()).To(Equal(maxBindSettle))
+
 }
 
 // TestBindCheckOff checks that WithBindCheck(false) binds without looking.

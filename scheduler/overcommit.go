@@ -131,7 +131,10 @@ func (s *Scheduler) addOvercommitHandlers() error {
 			s.noteOtherBind(old, obj)
 			s.overcommit.mark(podNode(obj))
 		},
-		DeleteFunc: func(obj interface{}) { s.overcommit.mark(podNode(obj)) },
+		DeleteFunc: func(obj interface{}) {
+			s.podDeleted(obj)
+			s.overcommit.mark(podNode(obj))
+		},
 	})
 	if err != nil {
 		return err
@@ -161,19 +164,41 @@ func (s *Scheduler) addOvercommitHandlers() error {
 
 // noteOtherBind records when a pod that no profile serves is seen bound
 // (added bound, or updated from unbound to bound): the bind check then
-// also reads nodes from the API server (bindcheck.go).
+// also reads nodes from the API server (bindcheck.go). A pod seen added
+// pending is remembered until it is bound, when the time it took goes
+// into otherPlacement, or deleted (podDeleted).
 func (s *Scheduler) noteOtherBind(oldObj, newObj interface{}) {
 	p, ok := newObj.(*v1.Pod)
-	if !ok || p.Spec.NodeName == "" {
-		return
-	}
-	if old, ok := oldObj.(*v1.Pod); ok && old.Spec.NodeName != "" {
+	if !ok {
 		return
 	}
 	if _, ours := (*s.profiles.Load())[p.Spec.SchedulerName]; ours {
 		return
 	}
-	s.lastOtherBind.Store(time.Now().UnixNano())
+	now := time.Now()
+	if p.Spec.NodeName == "" {
+		if oldObj == nil {
+			s.otherPending.Store(p.UID, now)
+		}
+		return
+	}
+	if old, ok := oldObj.(*v1.Pod); ok && old.Spec.NodeName != "" {
+		return
+	}
+	s.lastOtherBind.Store(now.UnixNano())
+	if seen, ok := s.otherPending.LoadAndDelete(p.UID); ok {
+		s.otherPlacement.observe(now.Sub(seen.(time.Time)))
+	}
+}
+
+// podDeleted forgets a deleted pod seen pending (noteOtherBind).
+func (s *Scheduler) podDeleted(obj interface{}) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if p, ok := obj.(*v1.Pod); ok {
+		s.otherPending.Delete(p.UID)
+	}
 }
 
 // watchOvercommits looks at the marked nodes every overcommitCheckInterval

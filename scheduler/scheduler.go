@@ -115,8 +115,13 @@ type Scheduler struct {
 	// lastOtherBind is when (UnixNano) a pod of a schedulerName no
 	// profile serves was last seen bound; 0 if never.
 	lastOtherBind atomic.Int64
-	// bindRoundTrip is the settle of the bind check (bindcheck.go).
-	bindRoundTrip bindRoundTrip
+	// bindRoundTrip averages our binds' round trips, otherPlacement the
+	// time from pending to bound of the pods of schedulers no profile
+	// serves, as the informers deliver them (otherPending: when each was
+	// seen pending); the larger is the bind check's settle (bindcheck.go).
+	bindRoundTrip  movingAverage
+	otherPlacement movingAverage
+	otherPending   sync.Map // types.UID → time.Time
 }
 
 var (
