@@ -131,23 +131,33 @@ func TestBindCheck(t *testing.T) {
 	}
 }
 
+// lastRoomSetup is a scheduler with the profile "ours" (released when t
+// ends), node n1 of 2 CPUs holding a cached pod of 500m of another
+// scheduler, and our pod of cpu assumed there.
+func lastRoomSetup(t *testing.T, cpu string) (s *Scheduler, lp *liveProfile, cached, pod *v1.Pod) {
+	t.Helper()
+	g := NewWithT(t)
+	logger := klog.Background()
+	s = newUnstartedScheduler(t)
+	_, err := s.Apply(context.Background(), testProfile(t, "ours"))
+	g.Expect(err).NotTo(HaveOccurred())
+	lp = s.acquireProfile("ours")
+	t.Cleanup(func() { lp.release(logger) })
+	s.cache.AddNode(logger, checkNode("n1", "2"))
+	cached = checkPod("o", "default-scheduler", "n1", "500m", nil)
+	g.Expect(s.cache.AddPod(logger, cached)).To(Succeed())
+	pod = checkPod("p", "ours", "n1", cpu, nil)
+	g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+	return s, lp, cached, pod
+}
+
 // TestBindCheckReadsTheAPIServer checks that pods the API server has on the
 // node and the cache has not seen yet count, when another scheduler is
 // active.
 func TestBindCheckReadsTheAPIServer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	logger := klog.Background()
-	s := newUnstartedScheduler(t)
-	_, err := s.Apply(ctx, testProfile(t, "ours"))
-	g.Expect(err).NotTo(HaveOccurred())
-	lp := s.acquireProfile("ours")
-	defer lp.release(logger)
-	s.cache.AddNode(logger, checkNode("n1", "2"))
-	cached := checkPod("o", "default-scheduler", "n1", "500m", nil)
-	g.Expect(s.cache.AddPod(logger, cached)).To(Succeed())
-	pod := checkPod("p", "ours", "n1", "1", nil)
-	g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+	s, lp, cached, pod := lastRoomSetup(t, "1")
 
 	unseen := checkPod("unseen", "default-scheduler", "n1", "600m", nil)
 	done := checkPod("done", "default-scheduler", "n1", "2", nil)
@@ -251,17 +261,7 @@ func TestBindCheckSettles(t *testing.T) {
 			g := NewWithT(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			logger := klog.Background()
-			s := newUnstartedScheduler(t)
-			_, err := s.Apply(ctx, testProfile(t, "ours"))
-			g.Expect(err).NotTo(HaveOccurred())
-			lp := s.acquireProfile("ours")
-			defer lp.release(logger)
-			s.cache.AddNode(logger, checkNode("n1", "2"))
-			cached := checkPod("o", "default-scheduler", "n1", "500m", nil)
-			g.Expect(s.cache.AddPod(logger, cached)).To(Succeed())
-			pod := checkPod("p", "ours", "n1", tc.cpu, nil)
-			g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
+			s, lp, cached, pod := lastRoomSetup(t, tc.cpu)
 			if !tc.alone {
 				s.noteOtherBind(checkPod("o", "default-scheduler", "", "500m", nil), cached)
 			}

@@ -160,12 +160,7 @@ func (r *Report) writeExplain(b *strings.Builder) {
 		fmt.Fprintf(b, "| pair | pods | without reviews pods/s avg (p50/p90/p99) | with %.0f reviews/s pods/s avg (p50/p90/p99) | with/without | CPU ms per pod without / with | reviews created / complete / failed | review ms p50 / p99 beside the run |\n", x.Rate)
 		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for i, p := range x.Pairs {
-			pods := 0
-			for _, run := range []*harness.Run{p.Without, p.With} {
-				if run != nil {
-					pods = max(pods, run.MeasuredPods)
-				}
-			}
+			pods := pairPods(p.Without, p.With)
 			fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %s / %s | %d / %d / %d | %.0f / %.0f |\n", i+1, pods,
 				thr(p.Without), thr(p.With), ratio(p.Without, p.With, func(r *harness.Run) float64 { return r.Throughput.Average }),
 				cpuCell(p.Without), cpuCell(p.With),
@@ -242,12 +237,7 @@ func (r *Report) writeScenarioPairs(b *strings.Builder, x *harness.ExplainRun) {
 		"scenarios CPU s / review controller CPU s | scenarios created / complete / failed, ms p50 / p99 | lock waits ms without / with, review-held | the cycle's lock waits ms without / with |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, p := range x.ScenarioPairs {
-		pods := 0
-		for _, run := range []*harness.Run{p.Without, p.With} {
-			if run != nil {
-				pods = max(pods, run.MeasuredPods)
-			}
-		}
+		pods := pairPods(p.Without, p.With)
 		thr, p99, cpu := ScenarioRatios(x.ScenarioPairs[i : i+1])
 		runCell := func(f func(*harness.Run) float64) string {
 			return fmt.Sprintf("%s / %s", orDash(p.Without, f), orDash(p.With, f))
@@ -357,4 +347,16 @@ func cpuCell(r *harness.Run) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.2f", 1000*cpuPerPod(r))
+}
+
+// pairPods is the measured pods of a pair's runs (the larger, should one
+// have ended early; 0 when neither ran).
+func pairPods(runs ...*harness.Run) int {
+	pods := 0
+	for _, run := range runs {
+		if run != nil {
+			pods = max(pods, run.MeasuredPods)
+		}
+	}
+	return pods
 }
