@@ -300,7 +300,7 @@ func (r *Runner) reviewLatency(ctx context.Context, c *workloads.Case, vals map[
 	r.logf("explain: %d nodes: %d reviews, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms; CPU per review: kube-apiserver %.1f ms, etcd %.1f ms, %s %.1f ms",
 		nodes, lat.Reviews.Created, lat.Reviews.Complete, lat.Reviews.Failed, lat.Millis.P50, lat.Millis.P99,
 		lat.CPUMillisPerReview.APIServer, lat.CPUMillisPerReview.Etcd, sched.Name(), lat.CPUMillisPerReview.Scheduler)
-	if err := rw.err(); err != nil {
+	if err := rw.Err(); err != nil {
 		return lat, err
 	}
 	if lat.Reviews.Unanswered > 0 {
@@ -359,7 +359,7 @@ func (r *Runner) reviewLoad(ctx context.Context, c *workloads.Case, vals map[str
 		rw.waitAll(ctx, 30*time.Second)
 		rw.stop()
 		p.Reviews, p.Millis = rw.result()
-		if err := rw.err(); err != nil {
+		if err := rw.Err(); err != nil {
 			r.logf("explain: %v", err)
 		}
 	}

@@ -24,8 +24,7 @@ func review(name string, cond string, node string) *v1alpha1.SchedulingReview {
 // it from the harness's create.
 func TestReviewWatchCounts(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	rw := &reviewWatch{start: map[string]time.Time{}, finished: map[string]time.Time{}, changed: make(chan struct{}),
-		cancel: func() {}, done: make(chan struct{})}
+	rw := &reviewWatch{watchLoop: newWatchLoop(), start: map[string]time.Time{}, finished: map[string]time.Time{}}
 	for i, name := range []string{"a", "b", "c", "d", "e"} {
 		rw.created(name, t0.Add(time.Duration(i)*time.Second))
 	}

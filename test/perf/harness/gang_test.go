@@ -66,7 +66,7 @@ func TestTally(t *testing.T) {
 // The recorder keeps, per group of a step, its members, how many were
 // bound and the last creation and bind.
 func TestRecorderGroups(t *testing.T) {
-	r := &Recorder{pods: map[string]*podRecord{}, bound: map[string]int{}, seen: map[string]int{}, changed: make(chan struct{})}
+	r := &Recorder{watchLoop: newWatchLoop(), pods: map[string]*podRecord{}, bound: map[string]int{}, seen: map[string]int{}}
 	pod := func(name, group, node string) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{StepLabel: "gang"}}}
 		if group != "" {

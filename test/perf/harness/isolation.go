@@ -243,7 +243,7 @@ func (r *Runner) scenarioLoop(ctx context.Context, e *env, schedulerName string,
 		wg.Wait()
 		rw.stop()
 		p.Scenarios, p.Millis = rw.result()
-		if err := rw.err(); err != nil {
+		if err := rw.Err(); err != nil {
 			r.logf("explain: %v", err)
 		}
 	}

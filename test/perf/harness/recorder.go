@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,15 +44,11 @@ type Bind struct {
 // Creation and bind times come from the same watch stream, so their
 // difference is not skewed by the client's request latency.
 type Recorder struct {
-	mu      sync.Mutex
-	pods    map[string]*podRecord
-	binds   []Bind
-	bound   map[string]int // per step
-	seen    map[string]int // per step
-	changed chan struct{}
-	cancel  context.CancelFunc
-	done    chan struct{}
-	err     error
+	watchLoop
+	pods  map[string]*podRecord
+	binds []Bind
+	bound map[string]int // per step
+	seen  map[string]int // per step
 }
 
 // NewRecorder lists the namespace's pods and watches from there on, until
@@ -75,45 +70,19 @@ func NewRecorder(ctx context.Context, cs kubernetes.Interface, ns string) (*Reco
 		return nil, err
 	}
 	r := &Recorder{
-		pods:    map[string]*podRecord{},
-		bound:   map[string]int{},
-		seen:    map[string]int{},
-		changed: make(chan struct{}),
-		cancel:  cancel,
-		done:    make(chan struct{}),
+		watchLoop: newWatchLoop(),
+		pods:      map[string]*podRecord{},
+		bound:     map[string]int{},
+		seen:      map[string]int{},
 	}
 	for i := range list.Items {
 		r.observe(watch.Added, &list.Items[i], time.Now())
 	}
-	go func() {
-		defer close(r.done)
-		defer w.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					r.mu.Lock()
-					if ctx.Err() == nil {
-						r.err = fmt.Errorf("pod watch in %s ended", ns)
-					}
-					r.mu.Unlock()
-					return
-				}
-				pod, ok := ev.Object.(*corev1.Pod)
-				if !ok {
-					if ev.Type == watch.Error {
-						r.mu.Lock()
-						r.err = fmt.Errorf("pod watch in %s: %v", ns, ev.Object)
-						r.mu.Unlock()
-					}
-					continue
-				}
-				r.observe(ev.Type, pod, time.Now())
-			}
+	r.run(ctx, cancel, w, "pod watch in "+ns, func(ev watch.Event, now time.Time) {
+		if pod, ok := ev.Object.(*corev1.Pod); ok {
+			r.observe(ev.Type, pod, now)
 		}
-	}()
+	})
 	return r, nil
 }
 
@@ -150,24 +119,8 @@ func (r *Recorder) observe(t watch.EventType, pod *corev1.Pod, now time.Time) {
 	}
 }
 
-// notify wakes every waiter; r.mu is held.
-func (r *Recorder) notify() {
-	close(r.changed)
-	r.changed = make(chan struct{})
-}
-
 // Stop ends the watch.
-func (r *Recorder) Stop() {
-	r.cancel()
-	<-r.done
-}
-
-// Err is the reason the watch ended early, if it did.
-func (r *Recorder) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
+func (r *Recorder) Stop() { r.stop() }
 
 // Bound returns how many pods of step were seen bound.
 func (r *Recorder) Bound(step string) int {

@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -18,14 +17,10 @@ import (
 // (by the harness's clock, just before the request) and when the watch
 // first showed it finished.
 type reviewWatch struct {
-	mu       sync.Mutex
+	watchLoop
 	start    map[string]time.Time
 	finished map[string]time.Time
 	counts   ReviewCounts
-	changed  chan struct{}
-	watchErr error
-	cancel   context.CancelFunc
-	done     chan struct{}
 }
 
 func watchReviews(ctx context.Context, c client.WithWatch, ns string) (*reviewWatch, error) {
@@ -35,37 +30,12 @@ func watchReviews(ctx context.Context, c client.WithWatch, ns string) (*reviewWa
 		cancel()
 		return nil, fmt.Errorf("watching reviews in %s: %w", ns, err)
 	}
-	rw := &reviewWatch{start: map[string]time.Time{}, finished: map[string]time.Time{},
-		changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(rw.done)
-		defer w.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-w.ResultChan():
-				now := time.Now()
-				if !ok {
-					rw.mu.Lock()
-					if ctx.Err() == nil {
-						rw.watchErr = fmt.Errorf("review watch in %s ended", ns)
-					}
-					rw.mu.Unlock()
-					return
-				}
-				if ev.Type == watch.Error {
-					rw.mu.Lock()
-					rw.watchErr = fmt.Errorf("review watch in %s: %v", ns, ev.Object)
-					rw.mu.Unlock()
-					return
-				}
-				if sr, ok := ev.Object.(*v1alpha1.SchedulingReview); ok {
-					rw.observe(sr, now)
-				}
-			}
+	rw := &reviewWatch{watchLoop: newWatchLoop(), start: map[string]time.Time{}, finished: map[string]time.Time{}}
+	rw.run(ctx, cancel, w, "review watch in "+ns, func(ev watch.Event, now time.Time) {
+		if sr, ok := ev.Object.(*v1alpha1.SchedulingReview); ok {
+			rw.observe(sr, now)
 		}
-	}()
+	})
 	return rw, nil
 }
 
@@ -95,8 +65,7 @@ func (rw *reviewWatch) observe(sr *v1alpha1.SchedulingReview, now time.Time) {
 	default:
 		rw.counts.Complete++
 	}
-	close(rw.changed)
-	rw.changed = make(chan struct{})
+	rw.notify()
 }
 
 func (rw *reviewWatch) created(name string, at time.Time) {
@@ -118,7 +87,7 @@ func (rw *reviewWatch) waitFor(ctx context.Context, timeout time.Duration, done 
 	defer deadline.Stop()
 	for {
 		rw.mu.Lock()
-		ok, ch, werr := done(), rw.changed, rw.watchErr
+		ok, ch, werr := done(), rw.changed, rw.err
 		rw.mu.Unlock()
 		if ok {
 			return true
@@ -152,17 +121,6 @@ func (rw *reviewWatch) waitAll(ctx context.Context, timeout time.Duration) bool 
 		}
 		return true
 	})
-}
-
-func (rw *reviewWatch) stop() {
-	rw.cancel()
-	<-rw.done
-}
-
-func (rw *reviewWatch) err() error {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	return rw.watchErr
 }
 
 // result counts the reviews created and summarizes create to finished of

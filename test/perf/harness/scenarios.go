@@ -72,7 +72,7 @@ func (r *Runner) scenarioLatency(ctx context.Context, c *workloads.Case, vals ma
 		}
 		k.times.Reviews, k.times.Millis = rw.result()
 		rw.stop()
-		if err := rw.err(); err != nil {
+		if err := rw.Err(); err != nil {
 			return nil, err
 		}
 		r.logf("explain: %d nodes: %d %s scenarios, %d complete, %d failed, create→Complete p50 %.0f ms, p99 %.0f ms",
