@@ -121,19 +121,31 @@ func (s *Scheduler) groupMembers(namespace, name string) ([]*v1.Pod, error) {
 // pending member's message.
 type groupHold struct{ Reason, Message, Member string }
 
+// pendingMembers lists the members of a group that are neither bound nor
+// assumed in the live cache (gated ones included), by name.
+func (s *Scheduler) pendingMembers(namespace, name string) ([]*v1.Pod, error) {
+	members, err := s.groupMembers(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(members, func(pod *v1.Pod) bool {
+		if pod.Spec.NodeName != "" {
+			return true
+		}
+		assumed, _ := s.cache.IsAssumedPod(pod)
+		return assumed
+	}), nil
+}
+
 // queuedGroup is a group as the queue would pop it: its pending members
-// (neither bound nor assumed), in upstream's member order (AddPod), and
+// (pending: neither bound nor assumed), in upstream's member order (AddPod), and
 // what holds it back before the algorithm, if anything: a member a
 // PreEnqueue plugin gates (the queue then does not pop the group), or a
 // group validatePodGroup fails.
-func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (*framework.QueuedPodGroupInfo, *groupHold, error) {
+func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace, name string, pending []*v1.Pod) (*framework.QueuedPodGroupInfo, *groupHold, error) {
 	pg, err := rc.snapshot.PodGroups().Get(namespace, name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, namespace, name)
-	}
-	members, err := s.groupMembers(namespace, name)
-	if err != nil {
-		return nil, nil, err
 	}
 	pgi := &framework.QueuedPodGroupInfo{
 		PodGroupInfo: &framework.PodGroupInfo{
@@ -146,13 +158,7 @@ func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace,
 		QueuedPodInfos: make(map[fwk.EntityKey][]*framework.QueuedPodInfo),
 	}
 	var gated string
-	for _, pod := range members {
-		if pod.Spec.NodeName != "" {
-			continue
-		}
-		if assumed, _ := s.cache.IsAssumedPod(pod); assumed {
-			continue
-		}
+	for _, pod := range pending {
 		if gated == "" {
 			gated = preEnqueueGate(ctx, rc.fw, pod)
 		}
@@ -208,7 +214,11 @@ func preEnqueueGate(ctx context.Context, fw framework.Framework, pod *v1.Pod) st
 // reviewPodGroup answers for the group namespace/name as the pod-group
 // cycle would on the review's snapshot, preemption dry-run included.
 func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (*GroupReview, error) {
-	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name)
+	pending, err := s.pendingMembers(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name, pending)
 	if err != nil {
 		return nil, err
 	}
@@ -365,16 +375,24 @@ func groupHasClaims(pgi fwk.PodGroupInfo) bool {
 // its members stay assumed there for the pods after it. Preemption is not
 // run: a group that would preempt stays pending.
 func (s *Scheduler) whatIfGroup(ctx context.Context, rc *reviewCycle, namespace, name string) ([]WhatIfPod, error) {
-	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name)
+	pending, err := s.pendingMembers(namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.placeGroup(ctx, rc, namespace, name, pending)
+}
+
+// placeGroup places pending, the pending members of the group
+// namespace/name, as whatIfGroup says, on rc's snapshot: the live
+// review's, or a scenario's (whose pending members are the cluster's and
+// those its drain evicts).
+func (s *Scheduler) placeGroup(ctx context.Context, rc *reviewCycle, namespace, name string, pending []*v1.Pod) ([]WhatIfPod, error) {
+	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name, pending)
 	if errors.Is(err, ErrPodGroupNotFound) {
 		// The queue holds the members until their PodGroup is observed.
-		members, err := s.groupMembers(namespace, name)
-		if err != nil {
-			return nil, err
-		}
 		var out []WhatIfPod
-		for _, p := range members {
-			if p.Spec.NodeName == "" && len(p.Spec.SchedulingGates) == 0 {
+		for _, p := range pending {
+			if len(p.Spec.SchedulingGates) == 0 {
 				out = append(out, WhatIfPod{Namespace: namespace, Name: p.Name, Group: name, Message: fmt.Sprintf("waiting for its PodGroup %q to be observed", name)})
 			}
 		}

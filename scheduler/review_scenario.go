@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -114,7 +115,10 @@ const (
 // ScenarioReview is a scenario's answer.
 type ScenarioReview struct {
 	// Pods in the order they were placed: the pending and evicted ones in
-	// queue order, then the added ones.
+	// queue order, then the added ones. With pod groups on, a pending or
+	// evicted member's whole group is placed when its first member comes
+	// up, all or nothing, as the pod-group cycle places it (a group the
+	// queue holds back, short of its minCount, waits).
 	Pods []ScenarioPod
 	// Groups are the pod groups of Scenario.Pods.
 	Groups []GroupOutcome
@@ -224,6 +228,9 @@ func (s *Scheduler) scenario(ctx context.Context, rc *reviewCycle, prof Profile,
 		}
 		p.queued = append(p.queued, pending...)
 	}
+	if err := s.planGroups(rc, p, req.PendingPods); err != nil {
+		return nil, err
+	}
 	rc.sortPending(p.queued)
 	if err := p.checkPods(s.opts.scenarioLimits, sc); err != nil {
 		return nil, err
@@ -323,6 +330,14 @@ type scenarioPlan struct {
 	queued  []*framework.QueuedPodInfo
 	sources map[types.UID]PodSource
 	from    map[types.UID]string
+	// groupPending are the pending members of each pod group of queued
+	// ("namespace/name"): the cluster's pending ones (gated included)
+	// and those the drain evicts. podGroups are the PodGroup objects of
+	// the groups of queued and keptPods, from the review's snapshot: a
+	// run's snapshot holds them, so that pending groups are placed as the
+	// pod-group cycle places them.
+	groupPending map[string][]*v1.Pod
+	podGroups    []*schedulingv1beta1.PodGroup
 	// extra are the pods of Scenario.Pods, entry by entry.
 	extra [][]*framework.QueuedPodInfo
 	// groups are the entries of extra that are pod groups (MinCount).
@@ -454,6 +469,55 @@ func (s *Scheduler) planScenario(rc *reviewCycle, sc *Scenario, base []fwk.NodeI
 		p.extra = append(p.extra, entry)
 	}
 	return p, nil
+}
+
+// planGroups finds, with pod groups on, the pod groups of the pods a
+// scenario places again and of the pods it keeps: their PodGroup objects,
+// and each placed group's pending members, the cluster's (when pending
+// is set) and those the drain evicts. A group is then placed all or
+// nothing when its first member comes up, as what-if places it: a group
+// the queue holds back (fewer members than minCount, a gated member)
+// waits, whatever nodes the scenario adds.
+func (s *Scheduler) planGroups(rc *reviewCycle, p *scenarioPlan, pending bool) error {
+	if !podGroupsOn() {
+		return nil
+	}
+	p.groupPending = map[string][]*v1.Pod{}
+	seen := sets.New[string]()
+	addGroup := func(pod *v1.Pod) string {
+		g := podGroupOf(pod)
+		if g == "" {
+			return ""
+		}
+		key := pod.Namespace + "/" + g
+		if !seen.Has(key) {
+			seen.Insert(key)
+			if pg, err := rc.snapshot.PodGroups().Get(pod.Namespace, g); err == nil {
+				p.podGroups = append(p.podGroups, pg)
+			}
+		}
+		return key
+	}
+	for _, pod := range p.keptPods {
+		addGroup(pod)
+	}
+	for _, qp := range p.queued {
+		key := addGroup(qp.Pod)
+		if key == "" {
+			continue
+		}
+		if _, listed := p.groupPending[key]; !listed && pending {
+			members, err := s.pendingMembers(qp.Pod.Namespace, podGroupOf(qp.Pod))
+			if err != nil {
+				return err
+			}
+			p.groupPending[key] = members
+		}
+		if p.sources[qp.Pod.UID] != SourcePending {
+			p.groupPending[key] = append(p.groupPending[key], qp.Pod)
+		}
+	}
+	return nil
 }
 
 // checkPods checks the pods to place, pending ones included, against the
@@ -606,7 +670,9 @@ func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profi
 			nodes = append(nodes, names.copyOf(p.minimizeShape))
 		}
 	}
-	snapshot := internalcache.NewSnapshot(p.keptPods, nodes)
+	// Upstream's constructor of a snapshot from objects: its name says
+	// tests, and a scenario's snapshot is made from objects too.
+	snapshot := internalcache.NewTestSnapshotWithPodGroups(p.keptPods, nodes, p.podGroups)
 	rf, err := s.newReviewFramework(ctx, prof, snapshot)
 	if err != nil {
 		return nil, err
@@ -615,14 +681,26 @@ func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profi
 	src := &reviewCycle{reviewFramework: rf, startIndex: rc.startIndex}
 	out := &scenarioRun{minimizeNodes: n}
 
-	placed, err := src.place(ctx, p.queued, nil)
+	// A pending pod group is placed whole when its first member comes
+	// up, with its pending and evicted members.
+	placed, err := src.place(ctx, p.queued, func(ctx context.Context, namespace, name string) ([]WhatIfPod, error) {
+		return s.placeGroup(ctx, src, namespace, name, p.groupPending[namespace+"/"+name])
+	})
 	if err != nil {
 		return nil, err
 	}
-	for i, r := range placed {
-		uid := p.queued[i].Pod.UID
+	uids := make(map[string]types.UID, len(p.queued))
+	for _, qp := range p.queued {
+		uids[qp.Pod.Namespace+"/"+qp.Pod.Name] = qp.Pod.UID
+	}
+	for _, r := range placed {
+		uid, ok := uids[r.Namespace+"/"+r.Name]
 		source := p.sources[uid]
-		if source == "" {
+		switch {
+		case !ok:
+			// A gated member of a group: pending in the cluster.
+			source = SourcePending
+		case source == "":
 			source = SourceEvicted
 		}
 		out.pods = append(out.pods, ScenarioPod{WhatIfPod: r, Source: source, FromNode: p.from[uid]})

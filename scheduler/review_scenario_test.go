@@ -162,3 +162,86 @@ func countOn(bound map[string]string, node string) int {
 	}
 	return n
 }
+
+var _ = Describe("SchedulingReview scenarios with pod groups", func() {
+	BeforeEach(enableGenericWorkload)
+
+	It("places the cluster's pending and evicted pod groups as the pod-group cycle does: all or nothing, a short group waiting", func() {
+		h := startScheduler()
+		name := uniqueName("scenario-gang")
+		h.apply(defaultProfile(name))
+
+		By("a gang of 2 bound on the only node, then a node of 3 CPUs for a gang of 4 and a gang short of its minCount")
+		createNode("sg-2", "2", "8Gi")
+		createPodGroup(h.ns, "pair", 2)
+		pair := createGang(h.ns, "pair", "pair", name, 2, "1")
+		for _, p := range pair {
+			Expect(waitBound(h.ns, p, 20*time.Second)).To(Equal("sg-2"))
+		}
+		createNode("sg-1", "3", "16Gi")
+		createPodGroup(h.ns, "train", 4)
+		train := createGang(h.ns, "train", "train", name, 4, "1")
+		createPodGroup(h.ns, "few", 3)
+		few := createGang(h.ns, "few", "few", name, 2, "1")
+		Expect(waitGroupCondition(h.ns, "train", metav1.ConditionFalse).Reason).To(Equal("Unschedulable"), "3 of the 4 members fit")
+		Eventually(func() int { return h.countedMembers("train") + h.countedMembers("few") }, 10*time.Second, 20*time.Millisecond).Should(Equal(6))
+		// No live cycle assumes a member while the reviews take their
+		// snapshots: the profile is reviewed as a draft.
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		draft := defaultProfile(name)
+		before := cacheState(h.sched)
+
+		byName := func(s *scheduler.ScenarioReview) map[string]scheduler.ScenarioPod {
+			out := map[string]scheduler.ScenarioPod{}
+			for _, p := range s.Pods {
+				out[p.Name] = p
+			}
+			return out
+		}
+		By("draining the gang's node: the evicted pair is placed whole where the pending gang of 4 leaves room, the short gang waits")
+		var r *scheduler.Review
+		Eventually(func() int {
+			r = h.review(scheduler.ReviewRequest{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &scheduler.Scenario{RemoveNodes: []string{"sg-2"}}})
+			return len(r.Scenario.Pods)
+		}, 10*time.Second, 50*time.Millisecond).Should(Equal(8))
+		pods := byName(r.Scenario)
+		for _, p := range train {
+			Expect(pods[p].Node).To(BeEmpty(), "all or nothing: 3 CPUs for 4 members (%s)", p)
+			Expect(pods[p].Group).To(Equal("train"))
+			Expect(pods[p].Source).To(Equal(scheduler.SourcePending))
+		}
+		for _, p := range few {
+			Expect(pods[p].Node).To(BeEmpty(), "the queue holds a group short of its minCount back (%s)", p)
+			Expect(pods[p].Message).To(ContainSubstring("waiting for minCount pods"))
+		}
+		for _, p := range pair {
+			Expect(pods[p].Node).To(Equal("sg-1"), "%s: %s", p, pods[p].Message)
+			Expect(pods[p].Source).To(Equal(scheduler.SourceEvicted))
+			Expect(pods[p].FromNode).To(Equal("sg-2"))
+			Expect(pods[p].Group).To(Equal("pair"))
+		}
+		Expect(r.Scenario.Unplaced()).To(Equal(6))
+
+		By("minimizing: no count of nodes places the short gang; the gang of 4 needs one more node")
+		r = h.review(scheduler.ReviewRequest{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &scheduler.Scenario{
+			Minimize: &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "sg-2"}, Max: 2},
+		}})
+		Expect(r.Scenario.Minimize.Count).To(Equal(-1), "%+v", r.Scenario.Minimize.Tried)
+		Expect(r.Scenario.Minimize.Tried).To(Equal([]scheduler.MinimizeTrial{{Count: 0, Unplaced: 6}, {Count: 2, Unplaced: 2}}))
+		pods = byName(r.Scenario)
+		for _, p := range train {
+			Expect(pods[p].Node).NotTo(BeEmpty(), "with 2 nodes more the gang fits (%s)", p)
+		}
+		for _, p := range few {
+			Expect(pods[p].Node).To(BeEmpty(), p)
+		}
+
+		By("with max 0: no member the queue holds back is placed")
+		r = h.review(scheduler.ReviewRequest{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &scheduler.Scenario{
+			Minimize: &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "sg-2"}, Max: 0},
+		}})
+		Expect(r.Scenario.Minimize.Tried).To(Equal([]scheduler.MinimizeTrial{{Count: 0, Unplaced: 6}}))
+		Expect(r.Scenario.Unplaced()).To(Equal(6))
+		Expect(cacheState(h.sched)).To(Equal(before), "the reviews leave the live cache as it was")
+	})
+})
