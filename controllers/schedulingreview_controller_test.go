@@ -1,13 +1,16 @@
 package controllers_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -244,6 +247,65 @@ var _ = Describe("SchedulingReview", func() {
 		p := &corev1.Pod{}
 		Expect(k8s.Get(suiteCtx, client.ObjectKey{Namespace: ns, Name: "a"}, p)).To(Succeed())
 		Expect(p.Spec.NodeName).To(BeEmpty())
+	})
+
+	It("names no pod of another namespace: preemption victims and an overcommitted node's pods are counted", func() {
+		other := createNamespace("review-tenant")
+		pool := "sr-tenancy"
+		createNode(pool, map[string]string{"pool": pool}, []corev1.Taint{{Key: "pool", Value: pool, Effect: corev1.TaintEffectNoSchedule}})
+		boundHere := func(cpu string) podOption {
+			return func(p *corev1.Pod) {
+				onPool(pool)(p)
+				p.Spec.NodeName = pool
+				p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse(cpu)
+			}
+		}
+		createPod(ns, "batch-1", corev1.DefaultSchedulerName, boundHere("16"))
+		createPod(other, "payroll-db-0", corev1.DefaultSchedulerName, boundHere("16"))
+		draft := &v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("sr-tenancy")}
+		attempt := 0
+		answer := func(spec v1alpha1.SchedulingReviewSpec, done func(*v1alpha1.SchedulingReview) bool) *v1alpha1.SchedulingReview {
+			GinkgoHelper()
+			var got *v1alpha1.SchedulingReview
+			// Asked again until the scheduler's informers have the pods.
+			Eventually(func() bool {
+				sr := newReview(ns, fmt.Sprintf("tenancy-%d", attempt), spec)
+				attempt++
+				Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
+				got = answered(sr)
+				return done(got)
+			}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(BeTrue())
+			raw, err := json.Marshal(got.Status)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(raw)).NotTo(ContainSubstring(other), "the review names a pod of another namespace")
+			Expect(string(raw)).NotTo(ContainSubstring("payroll"))
+			return got
+		}
+
+		By("a high-priority pod that fits only by preempting both bound pods")
+		pod := corev1.PodSpec{
+			SchedulerName: "sr-tenancy",
+			Priority:      ptr.To[int32](1000),
+			Containers:    []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
+		}
+		preemptor := &corev1.Pod{Spec: pod}
+		preemptor.Spec.Containers[0].Resources.Requests = corev1.ResourceList{}
+		boundHere("20")(preemptor)
+		preemptor.Spec.NodeName = ""
+		got := answer(v1alpha1.SchedulingReviewSpec{ProfileSpec: draft, PodTemplate: &v1alpha1.ReviewPodTemplate{Spec: v1alpha1.PodSpecTemplate(preemptor.Spec)}},
+			func(sr *v1alpha1.SchedulingReview) bool {
+				r := sr.Status.Result
+				return r != nil && r.Preemption != nil && r.Preemption.Node == pool && len(r.Preemption.Victims)+int(r.Preemption.OtherNamespaceVictims) == 2
+			})
+		Expect(got.Status.Result.Preemption.Victims).To(Equal([]string{ns + "/batch-1"}))
+		Expect(got.Status.Result.Preemption.OtherNamespaceVictims).To(BeEquivalentTo(1))
+
+		By("a bound pod on a node another namespace's pod overcommits")
+		createPod(other, "payroll-db-1", corev1.DefaultSchedulerName, boundHere("8"))
+		got = answer(v1alpha1.SchedulingReviewSpec{ProfileSpec: draft, PodName: "batch-1"}, func(sr *v1alpha1.SchedulingReview) bool {
+			return sr.Status.Result != nil && strings.Contains(sr.Status.Result.Overcommitted, "2 pods")
+		})
+		Expect(got.Status.Result.Overcommitted).To(Equal("cpu 40 > 32; bound pods: " + ns + "/batch-1 (default-scheduler), 2 pods of other namespaces"))
 	})
 
 	It("is deleted ttlSecondsAfterFinished after it finished", func() {

@@ -121,8 +121,9 @@ func scenarioFailure(err *scheduler.ScenarioError) reviewOutcome {
 }
 
 // scenarioResult bounds a scenario's answer for status: every pod
-// counted, the pods of the review's namespace listed (unplaced first, at
-// most maxWhatIfPods of each).
+// counted, the pods and groups of the review's namespace listed (unplaced
+// first, at most maxWhatIfPods of each); no pod of another namespace is
+// named.
 func scenarioResult(r *scheduler.ScenarioReview, namespace, reportBy string) *v1alpha1.ScenarioResult {
 	out := &v1alpha1.ScenarioResult{
 		Pods:         int32(len(r.Pods)),
@@ -150,6 +151,9 @@ func scenarioResult(r *scheduler.ScenarioReview, namespace, reportBy string) *v1
 		}
 	}
 	for _, g := range r.Groups {
+		if g.Namespace != namespace {
+			continue
+		}
 		out.Groups = append(out.Groups, v1alpha1.ScenarioGroup{Group: g.Namespace + "/" + g.Name, MinCount: int32(g.MinCount), Members: int32(g.Members), Placed: int32(g.Placed), Message: g.Message})
 	}
 	for _, p := range r.Pools {

@@ -54,7 +54,7 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 	st.SnapshotNodes = int32(r.SnapshotNodes)
 	msg := "evaluated on " + plural(r.SnapshotNodes, "node")
 	if r.Pod != nil {
-		st.Result = podResult(r.Pod, maxNodes(sr))
+		st.Result = podResult(r.Pod, sr.Namespace, maxNodes(sr))
 		switch {
 		case st.Result.TiedNodes > 1:
 			msg += "; the pod would go to one of " + strconv.Itoa(int(st.Result.TiedNodes)) + " nodes with the best score, at random, such as " + st.Result.SelectedNode
@@ -79,7 +79,7 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 	}
 	// --- pod groups
 	if r.Group != nil {
-		st.Group = groupResult(r.Group)
+		st.Group = groupResult(r.Group, sr.Namespace)
 		msg += "; pod group " + st.Group.PodGroup + ": " + groupSummary(st.Group)
 		if sr.Spec.PodName != "" {
 			st.Result = memberResult(sr.Namespace, sr.Spec.PodName, st.Group)
@@ -101,8 +101,10 @@ func maxNodes(sr *v1alpha1.SchedulingReview) int {
 // podResult bounds a pod's review for status: the first maxNodes feasible
 // nodes in rank order, their scores a column per plugin, and rejected
 // nodes grouped by plugin and reason, largest group first, each naming at
-// most maxNodes nodes.
-func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
+// most maxNodes nodes. Pods are named for a review of namespace: those
+// of other namespaces (victims, an overcommitted node's pods) are
+// counted.
+func podResult(p *scheduler.PodReview, namespace string, maxNodes int) *v1alpha1.PodReviewResult {
 	out := &v1alpha1.PodReviewResult{
 		Pod:           p.Pod.Namespace + "/" + p.Pod.Name,
 		Route:         p.Pod.Annotations[v1alpha1.RouteAnnotation],
@@ -111,7 +113,9 @@ func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 		FeasibleNodes: int32(len(p.Feasible)),
 		TiedNodes:     int32(p.Tied),
 		BoundNode:     p.BoundNode,
-		Overcommitted: p.Overcommitted,
+	}
+	if o := p.Overcommitted; o != nil {
+		out.Overcommitted = o.Describe(namespace)
 	}
 	listed := p.Feasible
 	if len(listed) > maxNodes {
@@ -147,8 +151,23 @@ func podResult(p *scheduler.PodReview, maxNodes int) *v1alpha1.PodReviewResult {
 			AllNodes:               p.NumFeasibleNodesToFind >= len(p.Feasible)+len(p.Rejected),
 		}
 	}
-	if pr := p.Preemption; pr != nil {
-		out.Preemption = &v1alpha1.PreemptionResult{Node: pr.Node, Victims: pr.Victims, Message: pr.Message, NotEvaluated: pr.NotEvaluated}
+	out.Preemption = preemptionResult(p.Preemption, namespace)
+	return out
+}
+
+// preemptionResult is preemption's dry run for a review of namespace:
+// the victims of namespace by name, the others counted.
+func preemptionResult(pr *scheduler.PreemptionReview, namespace string) *v1alpha1.PreemptionResult {
+	if pr == nil {
+		return nil
+	}
+	out := &v1alpha1.PreemptionResult{Node: pr.Node, Message: pr.Message, NotEvaluated: pr.NotEvaluated}
+	for _, v := range pr.Victims {
+		if strings.HasPrefix(v, namespace+"/") {
+			out.Victims = append(out.Victims, v)
+		} else {
+			out.OtherNamespaceVictims++
+		}
 	}
 	return out
 }
@@ -203,8 +222,9 @@ func groupRejections(rejected []scheduler.NodeRejection, maxNodes int) []v1alpha
 
 // --- pod groups
 
-// groupResult is a group's review as status gives it.
-func groupResult(g *scheduler.GroupReview) *v1alpha1.GroupReviewResult {
+// groupResult is a group's review as status gives it to a review of
+// namespace.
+func groupResult(g *scheduler.GroupReview, namespace string) *v1alpha1.GroupReviewResult {
 	out := &v1alpha1.GroupReviewResult{PodGroup: g.Namespace + "/" + g.Name, MinCount: g.MinCount, Verdict: g.Reason, Message: g.Message}
 	byNode := map[string][]string{}
 	var order []string
@@ -234,9 +254,7 @@ func groupResult(g *scheduler.GroupReview) *v1alpha1.GroupReviewResult {
 		}
 		return cmp.Compare(a.Node, b.Node)
 	})
-	if pr := g.Preemption; pr != nil {
-		out.Preemption = &v1alpha1.PreemptionResult{Victims: pr.Victims, Message: pr.Message, NotEvaluated: pr.NotEvaluated}
-	}
+	out.Preemption = preemptionResult(g.Preemption, namespace)
 	return out
 }
 

@@ -28,7 +28,7 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 	}
 	rejected = append(rejected, scheduler.NodeRejection{Node: "t", Plugin: "TaintToleration", Reasons: []string{"node(s) had untolerated taint(s)"}, Unresolvable: true})
 
-	got := podResult(&scheduler.PodReview{Pod: pod, SelectedNode: "a", Feasible: feasible, Rejected: rejected, NumFeasibleNodesToFind: 3, StartNode: "b"}, 2)
+	got := podResult(&scheduler.PodReview{Pod: pod, SelectedNode: "a", Feasible: feasible, Rejected: rejected, NumFeasibleNodesToFind: 3, StartNode: "b"}, "ns", 2)
 	g.Expect(got.Pod).To(Equal("ns/web"))
 	g.Expect(got.FeasibleNodes).To(BeEquivalentTo(4))
 	g.Expect(got.Nodes).To(HaveLen(2))
@@ -47,9 +47,10 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 
 	routed := pod.DeepCopy()
 	routed.Annotations = map[string]string{v1alpha1.RouteAnnotation: "batch"}
-	g.Expect(podResult(&scheduler.PodReview{Pod: routed}, 2).Route).To(Equal("batch"))
+	g.Expect(podResult(&scheduler.PodReview{Pod: routed}, "ns", 2).Route).To(Equal("batch"))
 
-	over := podResult(&scheduler.PodReview{Pod: pod, BoundNode: "n1", Overcommitted: "cpu 5 > 4; bound pods: ns/a (x)"}, 2)
+	a := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: v1.PodSpec{SchedulerName: "x"}}
+	over := podResult(&scheduler.PodReview{Pod: pod, BoundNode: "n1", Overcommitted: &scheduler.Overcommit{Over: "cpu 5 > 4", Pods: []*v1.Pod{a}}}, "ns", 2)
 	g.Expect(over.BoundNode).To(Equal("n1"))
 	g.Expect(over.Overcommitted).To(Equal("cpu 5 > 4; bound pods: ns/a (x)"))
 }
@@ -160,7 +161,7 @@ func TestGroupStatus(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
-			got := groupResult(&tc.review)
+			got := groupResult(&tc.review, "ns")
 			g.Expect(got.PodGroup).To(Equal("ns/train"))
 			g.Expect(got.Verdict).To(Equal(tc.review.Reason))
 			g.Expect(got.Message).To(Equal(tc.review.Message))

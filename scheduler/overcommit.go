@@ -260,15 +260,58 @@ func (s *Scheduler) nodeOverflow(nodeName string) (*v1.Node, []*v1.Pod, string) 
 	return ni.Node(), pods, overflow(ni.Node(), pods)
 }
 
-// nodeOvercommit says, when nodeName's bound pods request more than it
-// has, which resources and which pods (with their schedulers); "" when
-// they do not.
-func (s *Scheduler) nodeOvercommit(nodeName string) string {
+// Overcommit is a node whose bound pods request more than it has.
+type Overcommit struct {
+	// Over names each resource requested beyond the node's allocatable
+	// ("cpu 5 > 4"), as the Node's Overcommitted event does.
+	Over string
+	// Pods are the node's bound pods, by namespace and name.
+	Pods []*v1.Pod
+}
+
+// Describe says what is over and lists the bound pods as namespace/name
+// (schedulerName), only those of namespace when it is set: the others
+// are counted ("2 pods of other namespaces"), for a reader who may see
+// one namespace only.
+func (o *Overcommit) Describe(namespace string) string {
+	pods, others := o.Pods, 0
+	if namespace != "" {
+		pods = nil
+		for _, p := range o.Pods {
+			if p.Namespace == namespace {
+				pods = append(pods, p)
+			} else {
+				others++
+			}
+		}
+	}
+	listed := describePods(pods)
+	if others > 0 {
+		if listed != "" {
+			listed += ", "
+		}
+		listed += OtherNamespaces(others)
+	}
+	return truncateMessage(fmt.Sprintf("%s; bound pods: %s", o.Over, listed))
+}
+
+// OtherNamespaces counts n pods a review does not name: "1 pod of other
+// namespaces", "2 pods of other namespaces".
+func OtherNamespaces(n int) string {
+	if n == 1 {
+		return "1 pod of other namespaces"
+	}
+	return fmt.Sprintf("%d pods of other namespaces", n)
+}
+
+// nodeOvercommit is, when nodeName's bound pods request more than it
+// has, which resources and which pods; nil when they do not.
+func (s *Scheduler) nodeOvercommit(nodeName string) *Overcommit {
 	_, pods, over := s.nodeOverflow(nodeName)
 	if over == "" {
-		return ""
+		return nil
 	}
-	return truncateMessage(fmt.Sprintf("%s; bound pods: %s", over, describePods(pods)))
+	return &Overcommit{Over: over, Pods: pods}
 }
 
 // overflow names each resource the pods request beyond the node's

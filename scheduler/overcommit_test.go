@@ -52,8 +52,9 @@ var _ = Describe("Overcommitted nodes", func() {
 		// the node is overcommitted, by whom.
 		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
 		Expect(r.Pod.BoundNode).To(Equal(node))
-		Expect(r.Pod.Overcommitted).To(HavePrefix("cpu 2500m > 2; bound pods: "))
-		Expect(r.Pod.Overcommitted).To(ContainSubstring(h.ns + "/c (" + otherScheduler + ")"))
+		Expect(r.Pod.Overcommitted).NotTo(BeNil())
+		Expect(r.Pod.Overcommitted.Describe("")).To(HavePrefix("cpu 2500m > 2; bound pods: "))
+		Expect(r.Pod.Overcommitted.Describe("")).To(ContainSubstring(h.ns + "/c (" + otherScheduler + ")"))
 
 		// More pods on the same node: the same episode, no new report.
 		bindAsOther(h.ns, "d", node, "100m")
@@ -66,7 +67,7 @@ var _ = Describe("Overcommitted nodes", func() {
 		Eventually(scheduler.OvercommittedNodes, 10*time.Second, 50*time.Millisecond).Should(BeZero())
 		r = h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
 		Expect(r.Pod.BoundNode).To(Equal(node))
-		Expect(r.Pod.Overcommitted).To(BeEmpty(), "a node within its allocatable")
+		Expect(r.Pod.Overcommitted).To(BeNil(), "a node within its allocatable")
 		bindAsOther(h.ns, "e", node, "1")
 		Eventually(func() float64 { return scheduler.NodeOvercommits(otherScheduler) - before }, 10*time.Second, 50*time.Millisecond).Should(BeEquivalentTo(2))
 		Expect(scheduler.OvercommittedNodes()).To(BeEquivalentTo(1))

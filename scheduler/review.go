@@ -119,8 +119,8 @@ type PodReview struct {
 	// evaluated as if it were pending again.
 	BoundNode string
 	// Overcommitted is set when BoundNode's bound pods request more than
-	// it has: the resources over and the pods, with their schedulers.
-	Overcommitted string
+	// it has: the resources over and the pods.
+	Overcommitted *Overcommit
 }
 
 // NodeResult is a feasible node.

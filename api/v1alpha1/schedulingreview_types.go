@@ -310,7 +310,8 @@ type PodReviewResult struct {
 	// Overcommitted is set when the pods bound to BoundNode request more
 	// than it has (another scheduler bound onto room this one used, or the
 	// other way round): the resources over its allocatable and the pods,
-	// each with its schedulerName. Its kubelet rejects the late pods.
+	// each with its schedulerName; pods of other namespaces are counted,
+	// not named. Its kubelet rejects the late pods.
 	// +optional
 	Overcommitted string `json:"overcommitted,omitempty"`
 }
@@ -390,9 +391,14 @@ type PreemptionResult struct {
 	// does not help.
 	// +optional
 	Node string `json:"node,omitempty"`
-	// Victims (namespace/name) that would be evicted.
+	// Victims (namespace/name) that would be evicted, of the review's
+	// namespace only: a review names no pod of another namespace.
 	// +optional
 	Victims []string `json:"victims,omitempty"`
+	// OtherNamespaceVictims counts the victims of other namespaces, which
+	// are not named.
+	// +optional
+	OtherNamespaceVictims int32 `json:"otherNamespaceVictims,omitempty"`
 	// Message as the PostFilter would report it.
 	// +optional
 	Message string `json:"message,omitempty"`

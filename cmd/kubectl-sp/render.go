@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,7 +68,7 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	if p := res.Preemption; p != nil {
 		switch {
 		case p.Node != "":
-			fmt.Fprintf(w, "Preemption: would nominate %s, evicting %s\n", p.Node, strings.Join(p.Victims, ", "))
+			fmt.Fprintf(w, "Preemption: would nominate %s, evicting %s\n", p.Node, victims(p))
 		case p.Message != "":
 			fmt.Fprintf(w, "Preemption: %s\n", strings.TrimPrefix(p.Message, "preemption: "))
 		}
@@ -187,8 +188,8 @@ func renderGroup(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	}
 	if p := g.Preemption; p != nil {
 		switch {
-		case len(p.Victims) > 0:
-			fmt.Fprintf(w, "Preemption: would evict %s\n", strings.Join(p.Victims, ", "))
+		case len(p.Victims) > 0 || p.OtherNamespaceVictims > 0:
+			fmt.Fprintf(w, "Preemption: would evict %s\n", victims(p))
 		case p.Message != "":
 			fmt.Fprintf(w, "Preemption: %s\n", strings.TrimPrefix(p.Message, "pod group preemption: "))
 		}
@@ -230,4 +231,22 @@ func renderGroup(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		fmt.Fprintf(tw, "%s\t%s\n", n.Node, strings.Join(n.Pods, ", "))
 	}
 	return tw.Flush()
+}
+
+// victims lists the victims of the review's namespace by name, then
+// counts those of other namespaces, which a review does not name.
+func victims(p *v1alpha1.PreemptionResult) string {
+	out := slices.Clone(p.Victims)
+	if n := int(p.OtherNamespaceVictims); n > 0 {
+		out = append(out, plural(n, "pod")+" of other namespaces")
+	}
+	return strings.Join(out, ", ")
+}
+
+// plural is "1 noun" or "n nouns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
