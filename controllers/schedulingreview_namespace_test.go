@@ -33,10 +33,10 @@ func TestReviewNamesOnlyItsNamespace(t *testing.T) {
 		want []string
 	}{
 		{
-			name: "explain: preemption victims",
-			spec: v1alpha1.SchedulingReviewSpec{PodName: "web"},
+			name:   "explain: preemption victims",
+			spec:   v1alpha1.SchedulingReviewSpec{PodName: "web"},
 			review: scheduler.Review{Pod: &scheduler.PodReview{Pod: web, Message: "0/1 nodes are available", Preemption: preemption}},
-			want: []string{`"victims":["team/batch-1"]`, `"otherNamespaceVictims":2`},
+			want:   []string{`"victims":["team/batch-1"]`, `"otherNamespaceVictims":2`},
 		},
 		{
 			name: "explain of a bound pod: the overcommitted node's pods",
