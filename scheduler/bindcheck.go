@@ -153,7 +153,7 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 		fromAPI = s.podsOnNodeFromAPI
 	}
 	st, lastRoom := c.run(ctx, s.cache, fromAPI, pod, nodeName)
-	if settle := max(s.bindRoundTrip.get(), s.otherPlacement.get()); st.IsSuccess() && lastRoom && settle > 0 {
+	if settle := s.bindTiming.settle(); st.IsSuccess() && lastRoom && settle > 0 {
 		bindCheckSettles.WithLabelValues(c.profile).Inc()
 		select {
 		case <-ctx.Done():
@@ -251,20 +251,63 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI 
 // check also reads the node's pods from the API server.
 const otherSchedulerWindow = 30 * time.Second
 
+// bindTiming is what the bind check knows of how long binds take: when a
+// scheduler that no profile serves last bound a pod, the moving averages
+// of our binds' round trips and of the other schedulers' time to place a
+// pod (from seen pending to seen bound, as the informers deliver them),
+// and when each of their pending pods was seen. The larger average is the
+// check's settle. Its methods are safe for concurrent use.
+type bindTiming struct {
+	// lastOtherBind is when (UnixNano) another scheduler's pod was last
+	// seen bound; 0 if never.
+	lastOtherBind  atomic.Int64
+	roundTrip      movingAverage
+	otherPlacement movingAverage
+	otherPending   sync.Map // types.UID → time.Time
+}
+
+// otherActive reports whether a scheduler that no profile serves bound a
+// pod within otherSchedulerWindow.
+func (t *bindTiming) otherActive() bool {
+	last := t.lastOtherBind.Load()
+	return last != 0 && time.Since(time.Unix(0, last)) < otherSchedulerWindow
+}
+
+// settle is how long a pod that takes a node's last room waits before its
+// second check: the larger of our bind round trip and the other
+// schedulers' time to place a pod.
+func (t *bindTiming) settle() time.Duration {
+	return max(t.roundTrip.get(), t.otherPlacement.get())
+}
+
+// otherSeenPending notes another scheduler's pod seen pending at now.
+func (t *bindTiming) otherSeenPending(uid types.UID, now time.Time) {
+	t.otherPending.Store(uid, now)
+}
+
+// otherSeenBound notes another scheduler's pod seen bound at now, and the
+// time it took since it was seen pending.
+func (t *bindTiming) otherSeenBound(uid types.UID, now time.Time) {
+	t.lastOtherBind.Store(now.UnixNano())
+	if seen, ok := t.otherPending.LoadAndDelete(uid); ok {
+		t.otherPlacement.observe(now.Sub(seen.(time.Time)))
+	}
+}
+
+// forget drops a pod seen pending that was deleted.
+func (t *bindTiming) forget(uid types.UID) { t.otherPending.Delete(uid) }
+
 // otherSchedulerActive reports whether a scheduler that no profile serves
 // bound a pod within otherSchedulerWindow (the overcommit watcher's pod
 // handler notes it).
-func (s *Scheduler) otherSchedulerActive() bool {
-	last := s.lastOtherBind.Load()
-	return last != 0 && time.Since(time.Unix(0, last)) < otherSchedulerWindow
-}
+func (s *Scheduler) otherSchedulerActive() bool { return s.bindTiming.otherActive() }
 
 // maxBindSettle bounds the settle before a second check.
 const maxBindSettle = time.Second
 
 // movingAverage is a moving average of a duration, over about the last
-// eight observed: a bind's round trip (Scheduler.bindRoundTrip), another
-// scheduler's time to place a pod (Scheduler.otherPlacement).
+// eight observed: a bind's round trip (bindTiming.roundTrip), another
+// scheduler's time to place a pod (bindTiming.otherPlacement).
 type movingAverage struct {
 	avg atomic.Int64 // nanoseconds
 }

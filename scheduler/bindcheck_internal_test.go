@@ -206,22 +206,22 @@ func TestOtherPlacement(t *testing.T) {
 	s.noteOtherBind(nil, checkPod("mine", "ours", "", "1", nil))
 	s.noteOtherBind(checkPod("mine", "ours", "", "1", nil), checkPod("mine", "ours", "n1", "1", nil))
 	s.noteOtherBind(nil, checkPod("bound", "default-scheduler", "n1", "1", nil))
-	g.Expect(s.otherPlacement.get()).To(BeZero(), "no pod of another scheduler seen pending, then bound")
+	g.Expect(s.bindTiming.otherPlacement.get()).To(BeZero(), "no pod of another scheduler seen pending, then bound")
 
 	gone := checkPod("gone", "default-scheduler", "", "1", nil)
 	s.noteOtherBind(nil, gone)
-	_, pending := s.otherPending.Load(gone.UID)
+	_, pending := s.bindTiming.otherPending.Load(gone.UID)
 	g.Expect(pending).To(BeTrue())
 	s.podDeleted(gone)
-	_, pending = s.otherPending.Load(gone.UID)
+	_, pending = s.bindTiming.otherPending.Load(gone.UID)
 	g.Expect(pending).To(BeFalse(), "forgotten when deleted")
 
 	s.noteOtherBind(nil, checkPod("theirs", "default-scheduler", "", "1", nil))
 	time.Sleep(20 * time.Millisecond)
 	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
-	g.Expect(s.otherPlacement.get()).To(BeNumerically(">=", 20*time.Millisecond))
-	g.Expect(s.otherPlacement.get()).To(BeNumerically("<", maxBindSettle))
-	_, pending = s.otherPending.Load(types.UID("theirs"))
+	g.Expect(s.bindTiming.otherPlacement.get()).To(BeNumerically(">=", 20*time.Millisecond))
+	g.Expect(s.bindTiming.otherPlacement.get()).To(BeNumerically("<", maxBindSettle))
+	_, pending = s.bindTiming.otherPending.Load(types.UID("theirs"))
 	g.Expect(pending).To(BeFalse(), "forgotten when bound")
 }
 
@@ -265,7 +265,7 @@ func TestBindCheckSettles(t *testing.T) {
 			if !tc.alone {
 				s.noteOtherBind(checkPod("o", "default-scheduler", "", "500m", nil), cached)
 			}
-			s.bindRoundTrip.observe(roundTrip)
+			s.bindTiming.roundTrip.observe(roundTrip)
 
 			lists := 0
 			s.client.(*fake.Clientset).PrependReactor("list", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {

@@ -141,7 +141,7 @@ func (s *Scheduler) bind(ctx context.Context, fw framework.Framework, assumed *v
 			logger.V(1).Info("Failed to bind pod", "status", status.Message())
 			return
 		}
-		s.bindRoundTrip.observe(time.Since(start))
+		s.bindTiming.roundTrip.observe(time.Since(start))
 		fw.EventRecorder().WithLogger(logger).Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %v/%v to %v", assumed.Namespace, assumed.Name, node)
 	}()
 	for _, e := range fw.Extenders() {

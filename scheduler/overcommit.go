@@ -166,7 +166,7 @@ func (s *Scheduler) addOvercommitHandlers() error {
 // (added bound, or updated from unbound to bound): the bind check then
 // also reads nodes from the API server (bindcheck.go). A pod seen added
 // pending is remembered until it is bound, when the time it took goes
-// into otherPlacement, or deleted (podDeleted).
+// into the bind check's timing, or deleted (podDeleted).
 func (s *Scheduler) noteOtherBind(oldObj, newObj interface{}) {
 	p, ok := newObj.(*v1.Pod)
 	if !ok {
@@ -178,17 +178,14 @@ func (s *Scheduler) noteOtherBind(oldObj, newObj interface{}) {
 	now := time.Now()
 	if p.Spec.NodeName == "" {
 		if oldObj == nil {
-			s.otherPending.Store(p.UID, now)
+			s.bindTiming.otherSeenPending(p.UID, now)
 		}
 		return
 	}
 	if old, ok := oldObj.(*v1.Pod); ok && old.Spec.NodeName != "" {
 		return
 	}
-	s.lastOtherBind.Store(now.UnixNano())
-	if seen, ok := s.otherPending.LoadAndDelete(p.UID); ok {
-		s.otherPlacement.observe(now.Sub(seen.(time.Time)))
-	}
+	s.bindTiming.otherSeenBound(p.UID, now)
 }
 
 // podDeleted forgets a deleted pod seen pending (noteOtherBind).
@@ -197,7 +194,7 @@ func (s *Scheduler) podDeleted(obj interface{}) {
 		obj = d.Obj
 	}
 	if p, ok := obj.(*v1.Pod); ok {
-		s.otherPending.Delete(p.UID)
+		s.bindTiming.forget(p.UID)
 	}
 }
 

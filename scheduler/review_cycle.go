@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -18,11 +19,11 @@ type reviewCycle struct {
 	*reviewFramework
 	// owned: the framework is the review's own (a draft's), closed at end.
 	owned bool
-	// startIndex is where a search of the nodes starts: the live
-	// cycle's next start index when the review began; placing moves it
-	// on per pod as the live cycle does.
-	startIndex int
-	mutating   bool
+	// algorithm picks nodes on the review's snapshot; its start index is
+	// the live cycle's next one when the review began, and placing moves
+	// it on per pod as the live cycle does.
+	algorithm *algorithm
+	mutating  bool
 	// scoredNodes bounds the feasible nodes listed with their scores
 	// (ReviewRequest.ScoredNodes); 0: all of them.
 	scoredNodes int
@@ -85,7 +86,7 @@ func (s *Scheduler) startReviewCycle(ctx context.Context, draft *Profile, lp *li
 		rc.end()
 		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
 	}
-	rc.startIndex = int(s.nextStartNodeIndex.Load())
+	rc.algorithm = s.reviewAlgorithm(snapshot, s.nextStartNodeIndex.Load())
 	return rc, nil
 }
 
@@ -114,6 +115,17 @@ func (rc *reviewCycle) end() {
 	}
 	rc.parent.reviews.mu.Unlock()
 }
+
+// reviewAlgorithm is an algorithm on a review's snapshot, its search
+// starting at start; it never batches.
+func (s *Scheduler) reviewAlgorithm(snapshot *internalcache.Snapshot, start int64) *algorithm {
+	a := &algorithm{snapshot: snapshot, percentageOfNodesToScore: s.opts.percentageOfNodesToScore, nextStartNodeIndex: new(atomic.Int64)}
+	a.nextStartNodeIndex.Store(start)
+	return a
+}
+
+// startIndex is where the review's next search of the nodes starts.
+func (rc *reviewCycle) startIndex() int { return int(rc.algorithm.nextStartNodeIndex.Load()) }
 
 // reviewSnapshot is the snapshot reviews take turns on.
 type reviewSnapshot struct {

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,8 +10,9 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
-// evaluate runs one pod through the cycle's decision steps, as
-// schedulePod and schedulingAlgorithm do, with Filter on every node.
+// evaluate runs one pod through the cycle's decision steps, the
+// algorithm's own (algorithm.go) on the review's snapshot, with Filter on
+// every node unless the review is placing pods.
 func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, error) {
 	state := framework.NewCycleState()
 	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
@@ -24,6 +24,14 @@ func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, e
 // status schedulingAlgorithm would return when no node fits. A member of a
 // pod-group cycle (state.IsPodGroupSchedulingCycle) gets no PostFilter, as
 // in schedulingAlgorithm.
+//
+// Explaining a pod, Filter runs on every node, to list them all; the
+// nodes the real cycle would reach are marked. Placing pods (what-if,
+// scenarios) searches as the real cycle does: from the start index, until
+// numFeasibleNodesToFind nodes fit, and the next pod's search starts
+// after the nodes this one processed. Below 100 nodes that is every node;
+// above, the pod goes to the best of the nodes the real cycle would have
+// looked at.
 func (rc *reviewCycle) evaluateIn(ctx context.Context, state fwk.CycleState, pod *v1.Pod) (*PodReview, *fwk.Status, error) {
 	fw := rc.fw
 	out := &PodReview{Pod: pod}
@@ -33,76 +41,44 @@ func (rc *reviewCycle) evaluateIn(ctx context.Context, state fwk.CycleState, pod
 		out.Message = failedSchedulingMessage(status)
 		return out, status, nil
 	}
-	nodes, allNodes, diagnosis, err := runPreFilter(ctx, fw, state, pod, rc.snapshot)
+	start := rc.startIndex()
+	rejectedBy := map[string]string{}
+	f, err := rc.algorithm.filterPass(ctx, fw, state, &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}},
+		search{everyNode: !rc.placing, extenderRejections: rejectedBy})
 	if err != nil {
 		return nil, nil, err
 	}
-	var feasible []fwk.NodeInfo
-	rejectedBy := map[string]string{}
-	if nodes != nil {
-		if rc.placing {
-			// Placing (what-if, scenarios) searches as the real cycle
-			// does: from the start index, until numFeasibleNodesToFind
-			// nodes fit, and the next pod's search starts after the
-			// nodes this one processed. Below 100 nodes that is every
-			// node; above, the pod goes to the best of the nodes the
-			// real cycle would have looked at.
-			numToFind, _ := rc.sampling(nodes)
-			feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, rc.startIndex, int32(numToFind))
-			rc.startIndex = (rc.startIndex + len(feasible) + diagnosis.NodeToStatus.Len()) % len(allNodes)
-		} else {
-			feasible, err = filterNodes(ctx, fw, state, pod, &diagnosis, nodes, 0, int32(len(nodes)))
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		order := make(map[string]int, len(nodes))
-		for i, n := range nodes {
+	feasible := f.feasible
+	if f.nodes != nil {
+		// Filter runs in parallel: the feasible nodes in the snapshot's
+		// order.
+		order := make(map[string]int, len(f.nodes))
+		for i, n := range f.nodes {
 			order[n.Node().Name] = i
 		}
 		slices.SortFunc(feasible, func(a, b fwk.NodeInfo) int {
 			return cmp.Compare(order[a.Node().Name], order[b.Node().Name])
 		})
-		out.NumFeasibleNodesToFind, out.StartNode = rc.sampling(nodes)
+		out.NumFeasibleNodesToFind, out.StartNode = rc.sampling(f.nodes, start)
 		var sampled map[string]bool
 		if !rc.placing {
-			sampled = rc.sampled(nodes, feasible, out.NumFeasibleNodesToFind)
-		}
-		// Extenders one at a time, as findNodesThatPassExtenders calls
-		// them, to know which one rejected a node.
-		for _, e := range fw.Extenders() {
-			before := feasible
-			feasible, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, feasible, diagnosis.NodeToStatus)
-			if err != nil {
-				return nil, nil, fmt.Errorf("extender %s: %w", e.Name(), err)
-			}
-			if len(feasible) != len(before) {
-				kept := make(map[string]bool, len(feasible))
-				for _, n := range feasible {
-					kept[n.Node().Name] = true
-				}
-				for _, n := range before {
-					if !kept[n.Node().Name] {
-						rejectedBy[n.Node().Name] = e.Name()
-					}
-				}
-			}
+			sampled = sampledNodes(f.nodes, feasible, start, out.NumFeasibleNodesToFind)
 		}
 		if err := rc.rank(ctx, state, out, feasible, sampled); err != nil {
 			return nil, nil, err
 		}
 	}
 	if !rc.placing {
-		out.Rejected = rejections(allNodes, feasible, diagnosis.NodeToStatus, rejectedBy)
+		out.Rejected = rejections(f.allNodes, feasible, f.diagnosis.NodeToStatus, rejectedBy)
 	}
 	if len(feasible) > 0 {
 		out.SelectedNode = out.Feasible[0].Name
 		return out, nil, nil
 	}
 
-	fitErr := newFitError(pod, numAll, diagnosis)
+	fitErr := newFitError(pod, numAll, f.diagnosis)
 	if fw.HasPostFilterPlugins() && !state.IsPodGroupSchedulingCycle() {
-		out.Preemption = rc.dryRunPreemption(ctx, state, pod, diagnosis.NodeToStatus)
+		out.Preemption = rc.dryRunPreemption(ctx, state, pod, f.diagnosis.NodeToStatus)
 		fitErr.Diagnosis.PostFilterMsg = out.Preemption.Message
 	}
 	status := fwk.NewStatus(fwk.Unschedulable).WithError(fitErr)
@@ -204,28 +180,28 @@ func rawScore(raw []fwk.PluginScore, i int, plugin string) (int64, bool) {
 }
 
 // sampling returns how many feasible nodes the real cycle looks for and
-// the node it would start from.
-func (rc *reviewCycle) sampling(nodes []fwk.NodeInfo) (int, string) {
-	n := int(rc.parent.numFeasibleNodesToFind(rc.fw.PercentageOfNodesToScore(), int32(len(nodes))))
+// the node it would start from (start).
+func (rc *reviewCycle) sampling(nodes []fwk.NodeInfo, start int) (int, string) {
+	n := int(rc.algorithm.numFeasibleNodesToFind(rc.fw.PercentageOfNodesToScore(), int32(len(nodes))))
 	if !hasExtenderFilters(rc.fw) && !hasScoring(rc.fw) {
 		n = 1
 	}
 	if len(nodes) == 0 {
 		return n, ""
 	}
-	return n, nodes[rc.startIndex%len(nodes)].Node().Name
+	return n, nodes[start%len(nodes)].Node().Name
 }
 
-// sampled marks the feasible nodes the real cycle would reach: the first
-// numToFind of them going round from the start index.
-func (rc *reviewCycle) sampled(nodes, feasible []fwk.NodeInfo, numToFind int) map[string]bool {
+// sampledNodes marks the feasible nodes the real cycle would reach: the
+// first numToFind of them going round from the start index.
+func sampledNodes(nodes, feasible []fwk.NodeInfo, start, numToFind int) map[string]bool {
 	fits := make(map[string]bool, len(feasible))
 	for _, n := range feasible {
 		fits[n.Node().Name] = true
 	}
 	out := make(map[string]bool, numToFind)
 	for i := 0; i < len(nodes) && len(out) < numToFind; i++ {
-		name := nodes[(rc.startIndex+i)%len(nodes)].Node().Name
+		name := nodes[(start+i)%len(nodes)].Node().Name
 		if fits[name] {
 			out[name] = true
 		}

@@ -103,8 +103,10 @@ type Scheduler struct {
 	running sync.WaitGroup
 
 	// nextStartNodeIndex is where the next Filter pass starts. The
-	// scheduling loop alone writes it; reviews read it.
+	// scheduling loop alone writes it (through algorithm); reviews read it.
 	nextStartNodeIndex atomic.Int64
+	// algorithm picks nodes on the live snapshot (algorithm.go).
+	algorithm *algorithm
 
 	// reviews is the snapshot reviews share, one at a time (review.go).
 	reviews reviewSnapshot
@@ -112,16 +114,9 @@ type Scheduler struct {
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).
 	overcommit *overcommitWatch
-	// lastOtherBind is when (UnixNano) a pod of a schedulerName no
-	// profile serves was last seen bound; 0 if never.
-	lastOtherBind atomic.Int64
-	// bindRoundTrip averages our binds' round trips, otherPlacement the
-	// time from pending to bound of the pods of schedulers no profile
-	// serves, as the informers deliver them (otherPending: when each was
-	// seen pending); the larger is the bind check's settle (bindcheck.go).
-	bindRoundTrip  movingAverage
-	otherPlacement movingAverage
-	otherPending   sync.Map // types.UID → time.Time
+	// bindTiming is what the bind check knows of how long binds take,
+	// ours and other schedulers' (bindcheck.go).
+	bindTiming bindTiming
 }
 
 var (
@@ -195,6 +190,12 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		queueOpts = append(queueOpts, queue.WithPodGroups(s.cache.PodGroups()))
 	}
 	s.queue = queue.New(queueOpts...)
+	s.algorithm = &algorithm{
+		snapshot:                 s.snapshot,
+		percentageOfNodesToScore: o.percentageOfNodesToScore,
+		nextStartNodeIndex:       &s.nextStartNodeIndex,
+		schedulingCycle:          s.queue.SchedulingCycle,
+	}
 
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		logger := klog.FromContext(ctx)

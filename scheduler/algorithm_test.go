@@ -27,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
@@ -92,8 +93,8 @@ func TestNumFeasibleNodesToFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Scheduler{opts: options{percentageOfNodesToScore: tt.globalPercentage}}
-			if got := s.numFeasibleNodesToFind(tt.profilePercentage, tt.numAllNodes); got != tt.wantNumNodes {
+			a := &algorithm{percentageOfNodesToScore: tt.globalPercentage}
+			if got := a.numFeasibleNodesToFind(tt.profilePercentage, tt.numAllNodes); got != tt.wantNumNodes {
 				t.Errorf("numFeasibleNodesToFind() = %v, want %v", got, tt.wantNumNodes)
 			}
 		})
@@ -287,6 +288,9 @@ func makeNode(name string, milliCPU, memory int64) *v1.Node {
 }
 
 func TestPrioritizeNodes(t *testing.T) {
+	// The cache the cases run on reports metrics: registered here, not by
+	// whichever test happened to run first.
+	metrics.Register()
 	nodes := []*v1.Node{makeNode("node1", 1000, schedutil.DefaultMemoryRequest*10), makeNode("node2", 1000, schedutil.DefaultMemoryRequest*10)}
 	balanced := tf.RegisterScorePlugin(noderesources.BalancedAllocationName, frameworkruntime.FactoryAdapter(feature.Features{}, noderesources.NewBalancedAllocation), 1)
 	skipsInPreScore := tf.RegisterPluginAsExtensions("FakePreScoreAndScorePlugin", tf.NewFakePreScoreAndScorePlugin("FakePreScoreAndScorePlugin", 0,

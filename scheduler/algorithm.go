@@ -1,0 +1,485 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+)
+
+// The algorithm picks a node for one pod on a snapshot: PreFilter, Filter
+// (from a rotating start index until enough nodes fit), the extenders'
+// filter, Score and the pick, as upstream lays it out in algorithm.go. It
+// does not interact with the scheduling queue, run binding, or handle
+// scheduling failures: those stay with the cycle (schedule_one.go). The
+// live cycle runs it on the scheduler's snapshot; a review runs the same
+// code on a snapshot of its own (review_evaluate.go), so an explanation
+// cannot drift from what the scheduler does.
+
+const (
+	// minFeasibleNodesToFind and minFeasibleNodesPercentageToFind bound how
+	// few nodes a cycle looks at, as upstream.
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// errNoNodesAvailable is the failure when the cluster has no node.
+var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
+
+// algorithm is the state the algorithm keeps between pods: the snapshot
+// it reads (and a pod-group cycle assumes members on) and where the next
+// Filter pass starts. Passes on one algorithm take turns: the live one
+// runs on the scheduling loop alone, a review's on the review alone.
+type algorithm struct {
+	snapshot *internalcache.Snapshot
+	// percentageOfNodesToScore is the scheduler's, for profiles that set
+	// none.
+	percentageOfNodesToScore int32
+	// nextStartNodeIndex is where the next Filter pass starts; every pass
+	// moves it on by the nodes it processed. The live one is read by
+	// reviews, which start from it.
+	nextStartNodeIndex *atomic.Int64
+	// schedulingCycle numbers the scheduling cycles, for opportunistic
+	// batching; nil (reviews): no batching.
+	schedulingCycle func() int64
+}
+
+// scheduleResult is the outcome of the scheduling algorithm for one pod.
+type scheduleResult struct {
+	suggestedHost  string
+	evaluatedNodes int
+	feasibleNodes  int
+	nominatingInfo *fwk.NominatingInfo
+}
+
+// newFitError is the error of a cycle that found no feasible node.
+func newFitError(pod *v1.Pod, numAllNodes int, diagnosis framework.Diagnosis) *framework.FitError {
+	return &framework.FitError{Pod: pod, NumAllNodes: numAllNodes, Diagnosis: diagnosis}
+}
+
+func (a *algorithm) schedulePod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduleResult, error) {
+	pod := podInfo.Pod
+	if a.snapshot.NumNodesInPlacement() == 0 {
+		return scheduleResult{}, errNoNodesAvailable
+	}
+	feasible, diagnosis, nodeHint, err := a.findNodesThatFitPod(ctx, fw, state, podInfo)
+	if err != nil {
+		return scheduleResult{}, err
+	}
+	if len(feasible) == 0 {
+		return scheduleResult{}, newFitError(pod, a.snapshot.NumNodesInPlacement(), diagnosis)
+	}
+	batching := utilfeature.DefaultFeatureGate.Enabled(features.OpportunisticBatching) && a.schedulingCycle != nil
+	if len(feasible) == 1 {
+		node := feasible[0].Node().Name
+		if batching {
+			fw.StoreScheduleResults(ctx, podInfo.PodSignature, nodeHint, node, nil, a.schedulingCycle())
+		}
+		return scheduleResult{suggestedHost: node, evaluatedNodes: 1 + diagnosis.NodeToStatus.Len(), feasibleNodes: 1}, nil
+	}
+	scores, err := prioritizeNodes(ctx, fw, state, pod, feasible)
+	if err != nil {
+		return scheduleResult{}, err
+	}
+	sorted := framework.NewSortedScoredNodes(scores)
+	node := sorted.Pop().Name
+	if batching {
+		fw.StoreScheduleResults(ctx, podInfo.PodSignature, nodeHint, node, sorted, a.schedulingCycle())
+	}
+	return scheduleResult{
+		suggestedHost:  node,
+		evaluatedNodes: len(feasible) + diagnosis.NodeToStatus.Len(),
+		feasibleNodes:  len(feasible),
+	}, nil
+}
+
+// search says how a filter pass looks at the nodes. The zero value is
+// the live cycle's search.
+type search struct {
+	// everyNode: Filter looks at every node PreFilter leaves, from the
+	// first, and the start index stays where it is; no nominated node is
+	// tried first. A review that explains a pod lists every node.
+	everyNode bool
+	// extenderRejections, when set, is given each node a filter extender
+	// rejected, by the extender's name, and an extender's error names it:
+	// a review says which extender rejected a node.
+	extenderRejections map[string]string
+}
+
+// fit is a filter pass's outcome.
+type fit struct {
+	// nodes are the nodes Filter looked at (all of them, or those a
+	// PreFilterResult names), nil when PreFilter rejected the pod (the
+	// diagnosis then says why); allNodes are the snapshot's.
+	nodes, allNodes []fwk.NodeInfo
+	// feasible passed Filter and the extenders' filter.
+	feasible  []fwk.NodeInfo
+	diagnosis framework.Diagnosis
+	nodeHint  string
+}
+
+// findNodesThatFitPod runs PreFilter, Filter (in parallel, from a rotating
+// start index, stopping at numFeasibleNodesToFind) and the extenders' filter.
+func (a *algorithm) findNodesThatFitPod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) ([]fwk.NodeInfo, framework.Diagnosis, string, error) {
+	f, err := a.filterPass(ctx, fw, state, podInfo, search{})
+	return f.feasible, f.diagnosis, f.nodeHint, err
+}
+
+// filterPass is findNodesThatFitPod searching as s says. The live cycle
+// and the reviews run it: one copy of the part that must never differ.
+func (a *algorithm) filterPass(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo, s search) (fit, error) {
+	pod := podInfo.Pod
+	var f fit
+	var err error
+	f.nodes, f.allNodes, f.diagnosis, err = runPreFilter(ctx, fw, state, pod, a.snapshot)
+	if err != nil || f.nodes == nil {
+		return f, err
+	}
+
+	if utilfeature.DefaultFeatureGate.Enabled(features.OpportunisticBatching) && a.schedulingCycle != nil {
+		f.nodeHint = fw.GetNodeHint(ctx, pod, podInfo.PodSignature, state, a.schedulingCycle())
+	}
+	// A nominated node (from preemption) or a batching hint is tried first.
+	if !s.everyNode && (pod.Status.NominatedNodeName != "" || f.nodeHint != "") {
+		feasible, err := a.evaluateNominatedNode(ctx, pod, fw, state, f.nodeHint, f.diagnosis)
+		if err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Evaluation failed on nominated node", "node", pod.Status.NominatedNodeName)
+		}
+		if len(feasible) != 0 {
+			f.feasible = feasible
+			return f, nil
+		}
+	}
+
+	var feasible []fwk.NodeInfo
+	if s.everyNode {
+		feasible, err = filterNodes(ctx, fw, state, pod, &f.diagnosis, f.nodes, 0, int32(len(f.nodes)))
+	} else {
+		feasible, err = a.findNodesThatPassFilters(ctx, fw, state, pod, &f.diagnosis, f.nodes)
+		processed := len(feasible) + f.diagnosis.NodeToStatus.Len()
+		a.nextStartNodeIndex.Store(int64((int(a.nextStartNodeIndex.Load()) + processed) % len(f.allNodes)))
+	}
+	if err != nil {
+		return f, err
+	}
+	afterExtenders := feasible
+	// One extender at a time, as findNodesThatPassExtenders calls them,
+	// to know which one rejected a node.
+	for _, e := range fw.Extenders() {
+		before := afterExtenders
+		afterExtenders, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, before, f.diagnosis.NodeToStatus)
+		if err != nil {
+			if s.extenderRejections != nil {
+				err = fmt.Errorf("extender %s: %w", e.Name(), err)
+			}
+			return f, err
+		}
+		if s.extenderRejections != nil && len(afterExtenders) != len(before) {
+			kept := make(map[string]bool, len(afterExtenders))
+			for _, n := range afterExtenders {
+				kept[n.Node().Name] = true
+			}
+			for _, n := range before {
+				if !kept[n.Node().Name] {
+					s.extenderRejections[n.Node().Name] = e.Name()
+				}
+			}
+		}
+	}
+	if len(afterExtenders) != len(feasible) {
+		// Extenders have no queueing hints: any event may help.
+		if f.diagnosis.UnschedulablePlugins == nil {
+			f.diagnosis.UnschedulablePlugins = sets.New[string]()
+		}
+		f.diagnosis.UnschedulablePlugins.Insert(framework.ExtenderName)
+	}
+	f.feasible = afterExtenders
+	return f, nil
+}
+
+// runPreFilter runs the PreFilter plugins and returns the nodes Filter
+// must look at (all nodes of the snapshot, or those a PreFilterResult
+// names), and all nodes. nodes is nil when PreFilter rejected the pod; the
+// diagnosis then says why. A review runs it on its own snapshot.
+func runPreFilter(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, snapshot *internalcache.Snapshot) (nodes, allNodes []fwk.NodeInfo, diagnosis framework.Diagnosis, err error) {
+	logger := klog.FromContext(ctx)
+	diagnosis = framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	allNodes, err = snapshot.ListNodesInPlacement()
+	if err != nil {
+		return nil, nil, diagnosis, err
+	}
+	preRes, st, unschedulablePlugins := fw.RunPreFilterPlugins(ctx, state, pod)
+	diagnosis.UnschedulablePlugins = unschedulablePlugins
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, allNodes, diagnosis, st.AsError()
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
+		diagnosis.PreFilterMsg = st.Message()
+		logger.V(5).Info("Status after running PreFilter plugins for pod", "status", st.Message())
+		diagnosis.AddPluginStatus(st)
+		return nil, allNodes, diagnosis, nil
+	}
+	if preRes.AllNodes() {
+		return allNodes, allNodes, diagnosis, nil
+	}
+	nodes = make([]fwk.NodeInfo, 0, len(preRes.NodeNames))
+	for name := range preRes.NodeNames {
+		if ni, err := snapshot.GetNodeInPlacement(name); err == nil {
+			nodes = append(nodes, ni)
+		}
+	}
+	diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedulablePlugins))))
+	return nodes, allNodes, diagnosis, nil
+}
+
+func (a *algorithm) evaluateNominatedNode(ctx context.Context, pod *v1.Pod, fw framework.Framework, state fwk.CycleState, nodeHint string, diagnosis framework.Diagnosis) ([]fwk.NodeInfo, error) {
+	nnn := pod.Status.NominatedNodeName
+	if nnn == "" {
+		nnn = nodeHint
+	}
+	ni, err := a.snapshot.GetNodeInPlacement(nnn)
+	if err != nil {
+		if _, err := a.snapshot.Get(nnn); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	feasible, err := a.findNodesThatPassFilters(ctx, fw, state, pod, &diagnosis, []fwk.NodeInfo{ni})
+	if err != nil {
+		return nil, err
+	}
+	return findNodesThatPassExtenders(ctx, fw.Extenders(), pod, feasible, diagnosis.NodeToStatus)
+}
+
+func hasScoring(fw framework.Framework) bool {
+	if fw.HasScorePlugins() {
+		return true
+	}
+	for _, e := range fw.Extenders() {
+		if e.IsPrioritizer() {
+			return true
+		}
+	}
+	return false
+}
+
+func hasExtenderFilters(fw framework.Framework) bool {
+	for _, e := range fw.Extenders() {
+		if e.IsFilter() {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *algorithm) findNodesThatPassFilters(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []fwk.NodeInfo) ([]fwk.NodeInfo, error) {
+	numNodesToFind := a.numFeasibleNodesToFind(fw.PercentageOfNodesToScore(), int32(len(nodes)))
+	if !hasExtenderFilters(fw) && !hasScoring(fw) {
+		numNodesToFind = 1
+	}
+	return filterNodes(ctx, fw, state, pod, diagnosis, nodes, int(a.nextStartNodeIndex.Load()), numNodesToFind)
+}
+
+// filterNodes runs the Filter plugins (with nominated pods) on nodes in
+// parallel, from startIndex on, until numNodesToFind nodes fit; rejected
+// nodes get their status in diagnosis. A review runs it on every node.
+func filterNodes(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []fwk.NodeInfo, startIndex int, numNodesToFind int32) ([]fwk.NodeInfo, error) {
+	numAllNodes := len(nodes)
+	feasible := make([]fwk.NodeInfo, numNodesToFind)
+	if !fw.HasFilterPlugins() {
+		for i := range feasible {
+			feasible[i] = nodes[(startIndex+i)%numAllNodes]
+		}
+		return feasible, nil
+	}
+
+	errCh := parallelize.NewResultChannel[error]()
+	var feasibleLen int32
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(errors.New("findNodesThatPassFilters has completed"))
+	type nodeStatus struct {
+		node   string
+		status *fwk.Status
+	}
+	results := make([]*nodeStatus, numAllNodes)
+	checkNode := func(i int) {
+		ni := nodes[(startIndex+i)%numAllNodes]
+		st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		if st.Code() == fwk.Error {
+			errCh.SendWithCancel(st.AsError(), func() { cancel(errors.New("some other Filter operation failed")) })
+			return
+		}
+		if st.IsSuccess() {
+			n := atomic.AddInt32(&feasibleLen, 1)
+			if n > numNodesToFind {
+				cancel(errors.New("findNodesThatPassFilters has found enough nodes"))
+				atomic.AddInt32(&feasibleLen, -1)
+			} else {
+				feasible[n-1] = ni
+			}
+			return
+		}
+		results[i] = &nodeStatus{node: ni.Node().Name, status: st}
+	}
+	begin := time.Now()
+	code := fwk.Success
+	defer func() {
+		metrics.FrameworkExtensionPointDuration.WithLabelValues(metrics.Filter, code.String(), fw.ProfileName()).Observe(metrics.SinceInSeconds(begin))
+	}()
+	fw.Parallelizer().Until(ctx, numAllNodes, checkNode, metrics.Filter)
+	feasible = feasible[:feasibleLen]
+	for _, r := range results {
+		if r == nil {
+			continue
+		}
+		diagnosis.NodeToStatus.Set(r.node, r.status)
+		diagnosis.AddPluginStatus(r.status)
+	}
+	if err := errCh.Receive(); err != nil {
+		code = fwk.Error
+		return feasible, err
+	}
+	return feasible, nil
+}
+
+// numFeasibleNodesToFind is how many feasible nodes end the search: all of
+// them below 100 nodes, else percentageOfNodesToScore (the profile's, else
+// the scheduler's; 0 is adaptive), never fewer than 100.
+func (a *algorithm) numFeasibleNodesToFind(profilePercentage *int32, numAllNodes int32) int32 {
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes
+	}
+	percentage := a.percentageOfNodesToScore
+	if profilePercentage != nil {
+		percentage = *profilePercentage
+	}
+	if percentage == 0 {
+		percentage = int32(50) - numAllNodes/125
+		if percentage < minFeasibleNodesPercentageToFind {
+			percentage = minFeasibleNodesPercentageToFind
+		}
+	}
+	n := numAllNodes * percentage / 100
+	if n < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return n
+}
+
+// findNodesThatPassExtenders calls the interested extenders in order, each
+// on the nodes the previous ones kept. An ignorable extender that fails is
+// skipped; any other failure fails the cycle.
+func findNodesThatPassExtenders(ctx context.Context, extenders []fwk.Extender, pod *v1.Pod, feasible []fwk.NodeInfo, statuses *framework.NodeToStatus) ([]fwk.NodeInfo, error) {
+	logger := klog.FromContext(ctx)
+	for _, e := range extenders {
+		if len(feasible) == 0 {
+			break
+		}
+		if !e.IsInterested(pod) {
+			continue
+		}
+		kept, failed, failedAndUnresolvable, err := e.Filter(pod, feasible)
+		if err != nil {
+			if e.IsIgnorable() {
+				logger.Info("Skipping extender as it returned error and has ignorable flag set", "extender", e.Name(), "err", err)
+				continue
+			}
+			return nil, err
+		}
+		for node, msg := range failedAndUnresolvable {
+			statuses.Set(node, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg))
+		}
+		for node, msg := range failed {
+			if _, ok := failedAndUnresolvable[node]; ok {
+				continue
+			}
+			statuses.Set(node, fwk.NewStatus(fwk.Unschedulable, msg))
+		}
+		feasible = kept
+	}
+	return feasible, nil
+}
+
+// prioritizeNodes runs PreScore and Score (weighted, normalized) and adds
+// the interested extenders' priorities times their weight.
+func prioritizeNodes(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, error) {
+	logger := klog.FromContext(ctx)
+	extenders := fw.Extenders()
+	if len(extenders) == 0 && !fw.HasScorePlugins() {
+		result := make([]fwk.NodePluginScores, 0, len(nodes))
+		for i := range nodes {
+			result = append(result, fwk.NodePluginScores{Name: nodes[i].Node().Name, TotalScore: 1})
+		}
+		return result, nil
+	}
+	if st := fw.RunPreScorePlugins(ctx, state, pod, nodes); !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	scores, st := fw.RunScorePlugins(ctx, state, pod, nodes)
+	if !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	if len(extenders) == 0 {
+		return scores, nil
+	}
+	byNode := make(map[string]*fwk.NodePluginScores, len(nodes))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range extenders {
+		e := extenders[i]
+		if !e.IsInterested(pod) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			metrics.Goroutines.WithLabelValues(metrics.PrioritizingExtender).Inc()
+			defer func() {
+				metrics.Goroutines.WithLabelValues(metrics.PrioritizingExtender).Dec()
+				wg.Done()
+			}()
+			list, weight, err := e.Prioritize(pod, nodes)
+			if err != nil {
+				logger.V(5).Info("Failed to run extender's priority function. No score given by this extender.", "error", err, "extender", e.Name())
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, hp := range *list {
+				score := hp.Score * weight * (fwk.MaxScore / extenderv1.MaxExtenderPriority)
+				ns := byNode[hp.Host]
+				if ns == nil {
+					ns = &fwk.NodePluginScores{Name: hp.Host, Scores: make([]fwk.PluginScore, 0, len(extenders))}
+					byNode[hp.Host] = ns
+				}
+				ns.Scores = append(ns.Scores, fwk.PluginScore{Name: e.Name(), Score: score})
+				ns.TotalScore += score
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range scores {
+		if ns, ok := byNode[nodes[i].Node().Name]; ok {
+			scores[i].Scores = append(scores[i].Scores, ns.Scores...)
+			scores[i].TotalScore += ns.TotalScore
+			scores[i].Randomizer = rand.Int()
+		}
+	}
+	return scores, nil
+}
