@@ -7,11 +7,9 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/decode"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -95,14 +92,45 @@ func (r *schedulingReviewReconciler) expire(ctx context.Context, sr *v1alpha1.Sc
 	return reconcile.Result{}, nil
 }
 
-// answer resolves the profile and the pod of the review and runs it. A
+// reviewQuestion is one question a SchedulingReview asks (the schema lets
+// it ask exactly one), adapted between the API and the scheduler: a pod
+// (schedulingreview_pod.go), a pod group (schedulingreview_podgroup.go),
+// the pending pods (schedulingreview_whatif.go) or a capacity scenario
+// (schedulingreview_scenario.go).
+type reviewQuestion interface {
+	// request sets the question in req; a spec that cannot be asked is a
+	// refusal naming the field at fault.
+	request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *scheduler.ReviewRequest) *Refusal
+	// answer writes the scheduler's answer into its part of st and
+	// returns its words for the Complete condition.
+	answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string
+	// notFound is the message of an error saying that what the question
+	// names (a pod, a pod group, the profile serving them) is not there,
+	// naming the field.
+	notFound(sr *v1alpha1.SchedulingReview, err error) string
+}
+
+// questionOf is the question spec asks.
+func questionOf(spec v1alpha1.SchedulingReviewSpec) reviewQuestion {
+	switch {
+	case spec.Scenario != nil:
+		return scenarioQuestion{}
+	case spec.PendingPods:
+		return pendingQuestion{}
+	case spec.PodGroupName != "":
+		return groupQuestion{}
+	}
+	return podQuestion{}
+}
+
+// answer resolves the profile of the review, then asks its question. A
 // review that cannot be answered gets a failure naming the field at fault;
 // only transient errors are returned.
 func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.SchedulingReview) (reviewOutcome, error) {
 	spec := sr.Spec
 	var out reviewOutcome
 	// Status lists the scores of the first maxNodes feasible nodes only.
-	req := scheduler.ReviewRequest{PendingPods: spec.PendingPods, PendingSchedulerName: spec.SchedulerName, ScoredNodes: maxNodes(sr)}
+	req := scheduler.ReviewRequest{ScoredNodes: maxNodes(sr)}
 
 	switch {
 	case spec.Profile != "" && spec.ProfileSpec != nil:
@@ -132,33 +160,9 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 		out.profile, out.generation = sp.Name, sp.Status.ActiveGeneration
 	}
 
-	// --- capacity scenarios (schedulingreview_scenario.go) ---
-	if spec.Scenario != nil {
-		if spec.Profile == "" && spec.ProfileSpec == nil {
-			return failed(v1alpha1.ReasonInvalidReview, "spec.scenario needs spec.profile or spec.profileSpec"), nil
-		}
-		sc, errs := scenarioRequest(sr, r.now())
-		if len(errs) > 0 {
-			return failed(v1alpha1.ReasonInvalidScenario, errs.ToAggregate().Error()), nil
-		}
-		req.Scenario = sc
-	}
-	// --- end of capacity scenarios ---
-
-	switch {
-	case spec.PendingPods || spec.Scenario != nil:
-	// --- pod groups
-	case spec.PodGroupName != "":
-		req.PodNamespace, req.PodGroupName = sr.Namespace, spec.PodGroupName
-	// --- end pod groups
-	case spec.PodTemplate != nil:
-		pod, errs := templatePod(sr, r.now())
-		if len(errs) > 0 {
-			return failed(v1alpha1.ReasonInvalidPodTemplate, errs.ToAggregate().Error()), nil
-		}
-		req.Pod = pod
-	default:
-		req.PodNamespace, req.PodName = sr.Namespace, spec.PodName
+	q := questionOf(spec)
+	if refusal := q.request(sr, r.now(), &req); refusal != nil {
+		return failed(refusal.Reason, refusal.Message), nil
 	}
 
 	rev, err := r.Reviewer.Review(ctx, req)
@@ -170,24 +174,14 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 	case errors.Is(err, scheduler.ErrNotReady):
 		return out, err
 	case errors.Is(err, scheduler.ErrPodNotFound):
-		return failed(v1alpha1.ReasonPodNotFound, fmt.Sprintf("spec.podName: no pod %q in namespace %q that is pending or running", spec.PodName, sr.Namespace)), nil
-	// --- pod groups
+		return failed(v1alpha1.ReasonPodNotFound, q.notFound(sr, err)), nil
 	case errors.Is(err, scheduler.ErrPodGroupNotFound):
-		field := "spec.podGroupName"
-		if spec.PodGroupName == "" {
-			field = "spec.podName"
-		}
-		return failed(v1alpha1.ReasonPodGroupNotFound, fmt.Sprintf("%s: %v", field, err)), nil
-	// --- end pod groups
+		return failed(v1alpha1.ReasonPodGroupNotFound, q.notFound(sr, err)), nil
 	case errors.Is(err, scheduler.ErrNotServing):
-		field := "spec.profile"
-		if spec.Profile == "" {
-			field = "spec.podName"
-			if spec.PodGroupName != "" {
-				field = "spec.podGroupName"
-			}
+		if spec.Profile != "" {
+			return failed(v1alpha1.ReasonProfileNotServing, "spec.profile: "+err.Error()), nil
 		}
-		return failed(v1alpha1.ReasonProfileNotServing, fmt.Sprintf("%s: %v", field, err)), nil
+		return failed(v1alpha1.ReasonProfileNotServing, q.notFound(sr, err)), nil
 	case errors.As(err, &buildErr):
 		refusal := buildRefusal(buildErr.Err)
 		if !out.draft {
@@ -250,30 +244,6 @@ func (r *schedulingReviewReconciler) servingProfile(ctx context.Context, schedul
 		}
 	}
 	return "", 0, nil
-}
-
-// templatePod is spec.podTemplate as a pod created now in the review's
-// namespace, with the defaults the API server would give it. A spec that
-// does not decode as a PodSpec gives the errors, each naming its field.
-func templatePod(sr *v1alpha1.SchedulingReview, now metav1.Time) (*corev1.Pod, field.ErrorList) {
-	t := sr.Spec.PodTemplate
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:         sr.Namespace,
-			Name:              sr.Name,
-			UID:               sr.UID,
-			Labels:            t.Labels,
-			Annotations:       t.Annotations,
-			CreationTimestamp: now,
-		},
-	}
-	if errs := decode.Strict(t.Spec.Raw, &pod.Spec, field.NewPath("spec", "podTemplate", "spec")); len(errs) > 0 {
-		return nil, errs
-	}
-	if pod.Spec.SchedulerName == "" {
-		pod.Spec.SchedulerName = corev1.DefaultSchedulerName
-	}
-	return pod, nil
 }
 
 // draftMessage is the message of a SchedulerProfile refusal with its

@@ -16,6 +16,33 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
+// scenarioQuestion is a capacity review (spec.scenario): what fits if the
+// cluster changes, the pending pods included when spec.pendingPods is
+// set.
+type scenarioQuestion struct{}
+
+func (scenarioQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *scheduler.ReviewRequest) *Refusal {
+	if sr.Spec.Profile == "" && sr.Spec.ProfileSpec == nil {
+		return &Refusal{Reason: v1alpha1.ReasonInvalidReview, Message: "spec.scenario needs spec.profile or spec.profileSpec"}
+	}
+	sc, errs := scenarioRequest(sr, now)
+	if len(errs) > 0 {
+		return &Refusal{Reason: v1alpha1.ReasonInvalidScenario, Message: errs.ToAggregate().Error()}
+	}
+	req.Scenario = sc
+	req.PendingPods, req.PendingSchedulerName = sr.Spec.PendingPods, sr.Spec.SchedulerName
+	return nil
+}
+
+func (scenarioQuestion) answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string {
+	st.Scenario = scenarioResult(r.Scenario, sr.Namespace, sr.Spec.Scenario.ReportBy)
+	return scenarioMessage(st.Scenario)
+}
+
+func (scenarioQuestion) notFound(_ *v1alpha1.SchedulingReview, err error) string {
+	return "spec.podName: " + err.Error()
+}
+
 // scenarioPath is the path of spec.scenario.
 var scenarioPath = field.NewPath("spec", "scenario")
 

@@ -10,10 +10,13 @@
 // them; informers.go is the view
 // of the shared informer factory each framework gets, so its plugins'
 // handlers go away with it; eventhandlers.go feeds the upstream cache and
-// the queue (package queue) from informers; schedule_one.go and binding.go
-// are the scheduling and binding cycles, following upstream's
-// schedule_one.go; schedule_one_podgroup.go is upstream's pod-group cycle
-// (GenericWorkload) for leaf PodGroups; metrics.go holds the profile metrics this package
+// the queue (package queue) from informers; algorithm.go is the algorithm
+// that picks a node (PreFilter, Filter, the extenders' filter, Score), as
+// upstream's algorithm.go, touching no queue, binding or failure handling,
+// and algorithm_podgroup.go the pod-group algorithm; schedule_one.go and
+// binding.go are the scheduling and binding cycles around it, following
+// upstream's schedule_one.go; schedule_one_podgroup.go is upstream's
+// pod-group cycle (GenericWorkload) for leaf PodGroups; metrics.go holds the profile metrics this package
 // produces (profile_scheduler_profile_swaps_total, _profile_swap_duration_seconds,
 // and _active_profiles, read from the live profile map when scraped) and
 // exposes upstream's scheduler_* metrics on the controller-runtime registry;
@@ -22,8 +25,12 @@
 // as the cache sees it just before the bind (pods bound by any scheduler
 // since the cycle's snapshot included) and has a refused pod scheduled
 // again; overcommit.go reports nodes whose bound pods request more than
-// they have, whoever bound them; review.go and review_preemption.go answer
-// scheduling reviews (Reviewer).
+// they have, whoever bound them; review*.go answer scheduling reviews
+// (Reviewer): review.go resolves a review's question, its profile and its
+// cycle once, then asks; each question lives in a file of its own and owns
+// how it is answered (review_pod.go, review_podgroup.go, review_whatif.go,
+// review_scenario.go with its plan, runs, node naming, pools and minimize
+// search in review_scenario_*.go).
 //
 // Reviews: a review takes a reference on the serving profile as a cycle
 // does (or takes a draft profile), brings the snapshot reviews share (one
@@ -33,9 +40,11 @@
 // nominator). That framework is built once per live profile generation,
 // at its first review, shared by every later review of the generation and
 // closed with it (when its last reference goes after a swap or removal);
-// a draft review builds its own and closes it at its end. It runs the cycle's shared
-// steps (runPreFilter, filterNodes on every node, findNodesThatPassExtenders,
-// prioritizeNodes, the FailedScheduling message) and DefaultPreemption's
+// a draft review builds its own and closes it at its end. It runs the
+// algorithm's own code on its snapshot (the filter pass of algorithm.go,
+// searching every node when it explains a pod, prioritizeNodes, the
+// FailedScheduling message): one copy of the part that must never differ
+// from the live cycle, and DefaultPreemption's
 // evaluator up to the choice of victims, never Reserve, Permit, Bind or an
 // eviction. It never blocks the scheduling loop: it holds the cache's lock
 // only while copying the nodes that changed since the last review, as a

@@ -206,6 +206,20 @@ func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (out *Review,
 	return out, err
 }
 
+// A review asks one question of one profile: the serving generation of a
+// schedulerName, or a draft. Each question lives in a file of its own and
+// owns how it is answered on a review cycle: a pod (review_pod.go), a pod
+// group (review_podgroup.go), the pending pods (review_whatif.go), a
+// capacity scenario (review_scenario.go). review resolves the question,
+// the profile and the cycle once, then asks.
+type question interface {
+	// schedulerName is the schedulerName whose serving generation
+	// answers when the review has no draft.
+	schedulerName() string
+	// ask answers on rc, whose framework is prof's, into out.
+	ask(ctx context.Context, s *Scheduler, rc *reviewCycle, prof Profile, out *Review) error
+}
+
 func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, error) {
 	if !s.HasSynced() {
 		return nil, ErrNotReady
@@ -216,102 +230,45 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 	var prof Profile
 	if req.Draft != nil {
 		prof = *req.Draft
-		// A draft that does not build is the answer, whatever the pod.
+		// A draft that does not build is the answer, whatever the question.
 		var err error
 		if rc, err = s.startReviewCycle(ctx, req.Draft, nil); err != nil {
 			return nil, err
 		}
 		defer rc.end()
 	}
-	pod := req.Pod
-	// --- pod groups: the group named, or the group of a pending member.
-	group := req.PodGroupName
-	if group != "" {
-		if !podGroupsOn() {
-			return nil, fmt.Errorf("%w: %s/%s (pod groups are off: the GenericWorkload feature gate)", ErrPodGroupNotFound, req.PodNamespace, group)
-		}
-		if _, err := s.cache.PodGroups().Get(req.PodNamespace, group); err != nil {
-			return nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, req.PodNamespace, group)
-		}
-	}
-	if group != "" && rc == nil && req.SchedulerName == "" {
-		// The profile serving the group's members.
-		members, err := s.groupMembers(req.PodNamespace, group)
-		if err != nil {
-			return nil, err
-		}
-		if len(members) == 0 {
-			return nil, fmt.Errorf("%w: pod group %s/%s has no pod to take a schedulerName from (name a profile)", ErrNotServing, req.PodNamespace, group)
-		}
-		req.SchedulerName = members[0].Spec.SchedulerName
-	}
-	// --- end pod groups
-	if pod == nil && !req.PendingPods && req.Scenario == nil && group == "" {
-		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
-		}
-		pod = p
+	q, err := s.question(req, req.Draft != nil)
+	if err != nil {
+		return nil, err
 	}
 	if rc == nil {
-		name := req.SchedulerName
-		if name == "" && pod != nil {
-			name = pod.Spec.SchedulerName
-		}
 		// Taken as a cycle takes it: a swap retires it, and it is closed,
 		// with the review framework of its generation, once this review
 		// released it.
-		lp := s.acquireProfile(name)
+		lp := s.acquireProfile(q.schedulerName())
 		if lp == nil {
-			return nil, fmt.Errorf("%w: %q", ErrNotServing, name)
+			return nil, fmt.Errorf("%w: %q", ErrNotServing, q.schedulerName())
 		}
 		defer lp.release(logger)
 		prof = lp.profile
-		var err error
 		if rc, err = s.startReviewCycle(ctx, nil, lp); err != nil {
 			return nil, err
 		}
 		defer rc.end()
 	}
-
 	out := &Review{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
-	var err error
-	if req.Scenario != nil {
-		out.Scenario, err = s.scenario(ctx, rc, prof, req)
-		return out, err
+	return out, q.ask(ctx, s, rc, prof, out)
+}
+
+// question is the question req asks.
+func (s *Scheduler) question(req ReviewRequest, draft bool) (question, error) {
+	switch {
+	case req.Scenario != nil:
+		return scenarioQuestion{req: req}, nil
+	case req.PendingPods:
+		return pendingQuestion{profile: req.SchedulerName, pendingSchedulerName: req.PendingSchedulerName}, nil
+	case req.PodGroupName != "":
+		return s.groupQuestion(req.PodNamespace, req.PodGroupName, req.SchedulerName, draft)
 	}
-	if req.PendingPods {
-		name := req.PendingSchedulerName
-		if name == "" {
-			name = out.SchedulerName
-		}
-		out.WhatIf, err = s.whatIf(ctx, rc, name)
-		return out, err
-	}
-	// --- pod groups
-	if group == "" && pod.Spec.NodeName == "" && podGroupsOn() && req.Pod == nil {
-		group = podGroupOf(pod)
-	}
-	if group != "" {
-		out.Group, err = s.reviewPodGroup(ctx, rc, req.PodNamespace, group)
-		return out, err
-	}
-	// --- end pod groups
-	rc.scoredNodes = req.ScoredNodes
-	pod = pod.DeepCopy()
-	bound := pod.Spec.NodeName
-	if bound != "" {
-		// A bound pod is evaluated as if it were pending again, without
-		// counting itself where it runs.
-		if err := rc.removePod(logger, pod); err != nil {
-			return nil, err
-		}
-		pod.Spec.NodeName = ""
-	}
-	if out.Pod, err = rc.evaluate(ctx, pod); err != nil || bound == "" {
-		return out, err
-	}
-	out.Pod.BoundNode = bound
-	out.Pod.Overcommitted = s.nodeOvercommit(bound)
-	return out, nil
+	return s.podQuestion(req)
 }

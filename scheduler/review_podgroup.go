@@ -211,6 +211,45 @@ func preEnqueueGate(ctx context.Context, fw framework.Framework, pod *v1.Pod) st
 	return ""
 }
 
+// groupQuestion asks what the pod-group cycle would decide for the group
+// namespace/name: the group a review names, or the group of the pending
+// pod it names.
+type groupQuestion struct {
+	namespace, name string
+	// profile is the schedulerName whose profile answers.
+	profile string
+}
+
+// groupQuestion is the question of the group namespace/name; with no
+// profile named and no draft, the profile serving its members answers.
+func (s *Scheduler) groupQuestion(namespace, name, profile string, draft bool) (question, error) {
+	if !podGroupsOn() {
+		return nil, fmt.Errorf("%w: %s/%s (pod groups are off: the GenericWorkload feature gate)", ErrPodGroupNotFound, namespace, name)
+	}
+	if _, err := s.cache.PodGroups().Get(namespace, name); err != nil {
+		return nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, namespace, name)
+	}
+	if profile == "" && !draft {
+		members, err := s.groupMembers(namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		if len(members) == 0 {
+			return nil, fmt.Errorf("%w: pod group %s/%s has no pod to take a schedulerName from (name a profile)", ErrNotServing, namespace, name)
+		}
+		profile = members[0].Spec.SchedulerName
+	}
+	return groupQuestion{namespace: namespace, name: name, profile: profile}, nil
+}
+
+func (q groupQuestion) schedulerName() string { return q.profile }
+
+func (q groupQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ Profile, out *Review) error {
+	var err error
+	out.Group, err = s.reviewPodGroup(ctx, rc, q.namespace, q.name)
+	return err
+}
+
 // reviewPodGroup answers for the group namespace/name as the pod-group
 // cycle would on the review's snapshot, preemption dry-run included.
 func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (*GroupReview, error) {

@@ -136,6 +136,18 @@ type GroupOutcome struct {
 	Message string
 }
 
+// scenarioQuestion asks what fits if the cluster changes: req.Scenario,
+// with the pending pods of req.PendingSchedulerName when req.PendingPods.
+type scenarioQuestion struct{ req ReviewRequest }
+
+func (q scenarioQuestion) schedulerName() string { return q.req.SchedulerName }
+
+func (q scenarioQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, prof Profile, out *Review) error {
+	var err error
+	out.Scenario, err = s.scenario(ctx, rc, prof, q.req)
+	return err
+}
+
 // scenario runs req.Scenario with prof on snapshots of its own, built
 // from the review's snapshot (rc's, up to date with the cache), which it
 // only reads. Each run builds a snapshot and a framework of prof on it:

@@ -13,6 +13,26 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
 
+// pendingQuestion asks where the pending pods of a schedulerName would go,
+// placed in queue order, each assumed for the next (what-if).
+type pendingQuestion struct {
+	// profile is the schedulerName whose profile answers;
+	// pendingSchedulerName the pods'. Empty: the answering profile's.
+	profile, pendingSchedulerName string
+}
+
+func (q pendingQuestion) schedulerName() string { return q.profile }
+
+func (q pendingQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ Profile, out *Review) error {
+	name := q.pendingSchedulerName
+	if name == "" {
+		name = out.SchedulerName
+	}
+	var err error
+	out.WhatIf, err = s.whatIf(ctx, rc, name)
+	return err
+}
+
 // whatIf places every pending pod of schedulerName in queue order on the
 // review's snapshot, each placed pod assumed there for the next. Gated
 // pods are not pending for the queue and are left out.
@@ -85,15 +105,13 @@ func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPod
 	// node's scores are listed but the first one's, no rejected node.
 	rc.scoredNodes, rc.placing = 1, true
 	out := make([]WhatIfPod, 0, len(pending))
-	// --- pod groups: a group is placed when its first member comes up
-	// in queue order, as the queue pops the group then.
+	// A group is placed when its first member comes up in queue order,
+	// as the queue pops the group then.
 	groupsDone := map[string]bool{}
-	// --- end pod groups
 	for _, qp := range pending {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// --- pod groups
 		if g := podGroupOf(qp.Pod); g != "" && placeGroup != nil && podGroupsOn() {
 			key := qp.Pod.Namespace + "/" + g
 			if !groupsDone[key] {
@@ -106,7 +124,6 @@ func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPod
 			}
 			continue
 		}
-		// --- end pod groups
 		pod := qp.Pod.DeepCopy()
 		res := WhatIfPod{Namespace: pod.Namespace, Name: pod.Name}
 		r, err := rc.evaluate(ctx, pod)

@@ -48,8 +48,6 @@ type SchedulingReviewSpec struct {
 	// +optional
 	ProfileSpec *SchedulerProfileSpec `json:"profileSpec,omitempty"`
 
-	// --- pod groups
-
 	// PodGroupName asks what the pod-group cycle would decide for a
 	// PodGroup of the review's namespace (GenericWorkload): every pending
 	// member placed in the cycle's member order, the group's verdict and
@@ -60,8 +58,6 @@ type SchedulingReviewSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	PodGroupName string `json:"podGroupName,omitempty"`
-
-	// --- end pod groups
 
 	// PendingPods turns on what-if mode: every pending pod of
 	// SchedulerName is placed in queue order on a private copy of the
@@ -84,15 +80,11 @@ type SchedulingReviewSpec struct {
 	// +kubebuilder:validation:Maximum=500
 	MaxNodes *int32 `json:"maxNodes,omitempty"`
 
-	// --- capacity scenarios (schedulingreview_scenario_types.go) ---
-
 	// Scenario changes the cluster the pods are placed on, in the review's
 	// snapshot only (nodes added or drained, pods added), and may search
 	// for the smallest count of nodes that places them all.
 	// +optional
 	Scenario *ReviewScenario `json:"scenario,omitempty"`
-
-	// --- end of capacity scenarios ---
 
 	// TTLSecondsAfterFinished is how long a finished review is kept before
 	// the operator deletes it.
@@ -173,88 +165,16 @@ type SchedulingReviewStatus struct {
 	// +optional
 	WhatIf *WhatIfResult `json:"whatIf,omitempty"`
 
-	// --- capacity scenarios (schedulingreview_scenario_types.go) ---
-
 	// Scenario answers spec.scenario (whatIf is then unset: the pending
 	// pods are among the scenario's).
 	// +optional
 	Scenario *ScenarioResult `json:"scenario,omitempty"`
 
-	// --- end of capacity scenarios ---
-	// --- pod groups
 	// Group answers for a pod group: spec.podGroupName, or the group of
 	// the pending pod spec.podName names.
 	// +optional
 	Group *GroupReviewResult `json:"group,omitempty"`
-	// --- end pod groups
 }
-
-// --- pod groups
-
-// GroupReviewResult is what the pod-group cycle would decide for a group.
-type GroupReviewResult struct {
-	// PodGroup is namespace/name.
-	PodGroup string `json:"podGroup"`
-	// MinCount of the group's gang policy.
-	// +optional
-	MinCount int32 `json:"minCount,omitempty"`
-	// Verdict is the reason of the PodGroupInitiallyScheduled condition
-	// the cycle would write (Scheduled, Unschedulable, SchedulerError);
-	// Waiting when the queue holds the group back (a member is gated, such
-	// as fewer pods than minCount) and no cycle is attempted;
-	// NothingPending when every member is scheduled.
-	Verdict string `json:"verdict"`
-	// Message is the condition's message, byte for byte; for Waiting, the
-	// gating plugin and its message.
-	// +optional
-	Message string `json:"message,omitempty"`
-	// Pending counts the pending members; Placed those the cycle would
-	// bind (all of them or none).
-	Pending int32 `json:"pending"`
-	Placed  int32 `json:"placed"`
-	// Members in the order the cycle places them (at most 500), then the
-	// members already scheduled.
-	// +optional
-	Members []GroupMemberResult `json:"members,omitempty"`
-	// Nodes lists, per node, the members the algorithm put there (whether
-	// or not the group is placed), most members first.
-	// +optional
-	Nodes []GroupNodeResult `json:"nodes,omitempty"`
-	// Preemption is what workload-aware preemption would do when the
-	// group does not fit (dry run: no victim is touched).
-	// +optional
-	Preemption *PreemptionResult `json:"preemption,omitempty"`
-}
-
-// GroupMemberResult is one member's outcome.
-type GroupMemberResult struct {
-	// Pod name.
-	Pod string `json:"pod"`
-	// Node the algorithm placed the member on; bound there when the
-	// group is placed.
-	// +optional
-	Node string `json:"node,omitempty"`
-	// Scheduled is true for a member already bound or assumed.
-	// +optional
-	Scheduled bool `json:"scheduled,omitempty"`
-	// NominatedNode after preemption.
-	// +optional
-	NominatedNode string `json:"nominatedNode,omitempty"`
-	// Message is, when the member would stay pending, the message of the
-	// FailedScheduling event the cycle would write for it.
-	// +optional
-	Message string `json:"message,omitempty"`
-}
-
-// GroupNodeResult is a node and the members placed on it.
-type GroupNodeResult struct {
-	// Node name.
-	Node string `json:"node"`
-	// Pods placed there.
-	Pods []string `json:"pods"`
-}
-
-// --- end pod groups
 
 // PodReviewResult is what one scheduling cycle would decide for a pod.
 type PodReviewResult struct {
@@ -414,14 +334,12 @@ type WhatIfResult struct {
 	PendingPods int32 `json:"pendingPods"`
 	// Placed counts those that would be placed.
 	Placed int32 `json:"placed"`
-	// --- pod groups
 	// PendingGroups counts the pod groups among the pending pods, each
 	// placed all or nothing; PlacedGroups those that would be placed.
 	// +optional
 	PendingGroups int32 `json:"pendingGroups,omitempty"`
 	// +optional
 	PlacedGroups int32 `json:"placedGroups,omitempty"`
-	// --- end pod groups
 	// Pods of the review's namespace, in queue order, at most 500; pods of
 	// other namespaces are only counted.
 	// +optional

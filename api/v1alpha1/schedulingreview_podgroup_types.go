@@ -1,0 +1,64 @@
+package v1alpha1
+
+// GroupReviewResult is what the pod-group cycle would decide for a group.
+type GroupReviewResult struct {
+	// PodGroup is namespace/name.
+	PodGroup string `json:"podGroup"`
+	// MinCount of the group's gang policy.
+	// +optional
+	MinCount int32 `json:"minCount,omitempty"`
+	// Verdict is the reason of the PodGroupInitiallyScheduled condition
+	// the cycle would write (Scheduled, Unschedulable, SchedulerError);
+	// Waiting when the queue holds the group back (a member is gated, such
+	// as fewer pods than minCount) and no cycle is attempted;
+	// NothingPending when every member is scheduled.
+	Verdict string `json:"verdict"`
+	// Message is the condition's message, byte for byte; for Waiting, the
+	// gating plugin and its message.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Pending counts the pending members; Placed those the cycle would
+	// bind (all of them or none).
+	Pending int32 `json:"pending"`
+	Placed  int32 `json:"placed"`
+	// Members in the order the cycle places them (at most 500), then the
+	// members already scheduled.
+	// +optional
+	Members []GroupMemberResult `json:"members,omitempty"`
+	// Nodes lists, per node, the members the algorithm put there (whether
+	// or not the group is placed), most members first.
+	// +optional
+	Nodes []GroupNodeResult `json:"nodes,omitempty"`
+	// Preemption is what workload-aware preemption would do when the
+	// group does not fit (dry run: no victim is touched).
+	// +optional
+	Preemption *PreemptionResult `json:"preemption,omitempty"`
+}
+
+// GroupMemberResult is one member's outcome.
+type GroupMemberResult struct {
+	// Pod name.
+	Pod string `json:"pod"`
+	// Node the algorithm placed the member on; bound there when the
+	// group is placed.
+	// +optional
+	Node string `json:"node,omitempty"`
+	// Scheduled is true for a member already bound or assumed.
+	// +optional
+	Scheduled bool `json:"scheduled,omitempty"`
+	// NominatedNode after preemption.
+	// +optional
+	NominatedNode string `json:"nominatedNode,omitempty"`
+	// Message is, when the member would stay pending, the message of the
+	// FailedScheduling event the cycle would write for it.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// GroupNodeResult is a node and the members placed on it.
+type GroupNodeResult struct {
+	// Node name.
+	Node string `json:"node"`
+	// Pods placed there.
+	Pods []string `json:"pods"`
+}

@@ -1,0 +1,70 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// podQuestion asks what one scheduling cycle would decide for one pod: a
+// pod of the cluster (a bound one is evaluated as if pending again), or a
+// pod template, as if created now.
+type podQuestion struct {
+	pod *v1.Pod
+	// profile is the schedulerName asked for; empty: the pod's.
+	profile string
+	// scoredNodes bounds the feasible nodes listed with their scores.
+	scoredNodes int
+}
+
+// podQuestion is the question of req.Pod, or of the pod
+// req.PodNamespace/req.PodName the informer knows; a pending pod of a
+// PodGroup asks its group's question.
+func (s *Scheduler) podQuestion(req ReviewRequest) (question, error) {
+	pod := req.Pod
+	if pod == nil {
+		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
+		}
+		pod = p
+		if g := podGroupOf(pod); g != "" && pod.Spec.NodeName == "" && podGroupsOn() {
+			name := req.SchedulerName
+			if name == "" {
+				name = pod.Spec.SchedulerName
+			}
+			return groupQuestion{namespace: req.PodNamespace, name: g, profile: name}, nil
+		}
+	}
+	return podQuestion{pod: pod, profile: req.SchedulerName, scoredNodes: req.ScoredNodes}, nil
+}
+
+func (q podQuestion) schedulerName() string {
+	if q.profile != "" {
+		return q.profile
+	}
+	return q.pod.Spec.SchedulerName
+}
+
+func (q podQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ Profile, out *Review) error {
+	rc.scoredNodes = q.scoredNodes
+	pod := q.pod.DeepCopy()
+	bound := pod.Spec.NodeName
+	if bound != "" {
+		// A bound pod is evaluated as if it were pending again, without
+		// counting itself where it runs.
+		if err := rc.removePod(klog.FromContext(ctx), pod); err != nil {
+			return err
+		}
+		pod.Spec.NodeName = ""
+	}
+	var err error
+	if out.Pod, err = rc.evaluate(ctx, pod); err != nil || bound == "" {
+		return err
+	}
+	out.Pod.BoundNode = bound
+	out.Pod.Overcommitted = s.nodeOvercommit(bound)
+	return nil
+}
