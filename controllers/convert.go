@@ -105,15 +105,15 @@ func decodeRefusal(sp *v1alpha1.SchedulerProfile, err error) *Refusal {
 	msg := specPaths(err.Error())
 	if m := argsForPlugin.FindStringSubmatch(msg); m != nil {
 		if i := slices.IndexFunc(sp.Spec.PluginConfig, func(c v1alpha1.PluginConfig) bool { return c.Name == m[1] }); i >= 0 {
+			// Each error once, by its path in the spec; upstream's
+			// decoder wraps one in three "strict decoding error"s.
 			var paths []string
 			for _, f := range unknownField.FindAllStringSubmatch(msg, -1) {
 				paths = append(paths, fmt.Sprintf("spec.pluginConfig[%d].args.%s", i, f[1]))
 			}
 			if len(paths) > 0 {
-				return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: unknown field %s (%s)", m[1], strings.Join(paths, ", "), msg)
+				return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: unknown field %s", m[1], strings.Join(paths, ", "))
 			}
-		}
-		if i := slices.IndexFunc(sp.Spec.PluginConfig, func(c v1alpha1.PluginConfig) bool { return c.Name == m[1] }); i >= 0 {
 			if errs := argsFieldErrors(sp.Spec.PluginConfig[i], i); len(errs) > 0 {
 				return refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: %s", m[1], errs.ToAggregate().Error())
 			}

@@ -52,12 +52,19 @@ func (p Plugins) known(name string) bool {
 	return InTree(name) || slices.Contains(p.OutOfTree, name)
 }
 
-// convert converts sp as every reconcile does: the upstream conversion,
-// defaulting and validation (convertProfile), then checkPluginConfig.
+// convert converts sp as every reconcile does: the plugin names checked
+// (checkPluginNames), the upstream conversion, defaulting and validation
+// (convertProfile), then checkPluginConfig and checkInTreeArgs.
 func (p Plugins) convert(sp *v1alpha1.SchedulerProfile, extenders []config.Extender) (*config.KubeSchedulerProfile, *Refusal) {
+	if refusal := p.checkPluginNames(sp); refusal != nil {
+		return nil, refusal
+	}
 	prof, refusal := convertProfile(sp, extenders)
 	if refusal == nil {
 		refusal = p.checkPluginConfig(sp, prof)
+	}
+	if refusal == nil {
+		refusal = checkInTreeArgs(sp, prof)
 	}
 	return prof, refusal
 }
@@ -71,8 +78,8 @@ func (p Plugins) checkPluginConfig(sp *v1alpha1.SchedulerProfile, prof *config.K
 	for i, pc := range sp.Spec.PluginConfig {
 		if !p.known(pc.Name) {
 			return refuse(v1alpha1.ReasonUnknownPlugin,
-				"spec.pluginConfig[%d].name: plugin %q is not registered (neither in-tree nor out-of-tree); its args would be ignored",
-				i, pc.Name)
+				"spec.pluginConfig[%d].name: plugin %q is not registered (neither in-tree nor out-of-tree); its args would be ignored%s",
+				i, pc.Name, p.suggest(pc.Name))
 		}
 	}
 	// The converted profile holds the entries of the spec, then the

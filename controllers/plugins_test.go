@@ -143,7 +143,7 @@ func TestPluginConfig(t *testing.T) {
 		spec:     enableTiered(v1alpha1.SchedulerProfileSpec{PluginConfig: []v1alpha1.PluginConfig{{Name: tieredName, Args: args(`{"tier":"gold","tierr":"silver"}`)}}}),
 		plugins:  testPlugins,
 		reason:   v1alpha1.ReasonInvalidPluginArgs,
-		contains: []string{"plugin Tiered", `unknown field "tierr"`},
+		contains: []string{"plugin Tiered", "unknown field spec.pluginConfig[0].args.tierr"},
 	}, {
 		name:     "a wrongly typed field is refused, naming the plugin",
 		spec:     enableTiered(v1alpha1.SchedulerProfileSpec{PluginConfig: []v1alpha1.PluginConfig{{Name: tieredName, Args: args(`{"tier":"gold","max":"many"}`)}}}),

@@ -152,7 +152,7 @@ var _ = Describe("SchedulerProfile", func() {
 		}), v1alpha1.ReasonUnknownPlugin, `"NoSuchPlugin" does not exist`),
 		Entry("unknown field in plugin args", newProfile("refused-bad-args", v1alpha1.SchedulerProfileSpec{
 			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"bogus":true}`)}},
-		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", `unknown field "bogus"`),
+		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", "unknown field spec.pluginConfig[0].args.bogus"),
 		Entry("plugin args the plugin refuses", newProfile("refused-args-value", v1alpha1.SchedulerProfileSpec{
 			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"Biggest"}}`)}},
 		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", "Biggest"),

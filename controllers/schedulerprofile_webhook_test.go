@@ -52,7 +52,7 @@ var _ = Describe("Admission webhook", func() {
 		}), "UnknownPlugin", `"NoSuchScorer" does not exist`),
 		Entry("unknown field in args", newProfile("wh-bad-args", v1alpha1.SchedulerProfileSpec{
 			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"bogus":1}`)}},
-		}), "InvalidPluginArgs", "NodeResourcesFit", `unknown field "bogus"`),
+		}), "InvalidPluginArgs", "NodeResourcesFit", "unknown field spec.pluginConfig[0].args.bogus"),
 		Entry("args the plugin refuses", newProfile("wh-args-value", v1alpha1.SchedulerProfileSpec{
 			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"Biggest"}}`)}},
 		}), "NodeResourcesFit", "Biggest"),
