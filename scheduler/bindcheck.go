@@ -94,7 +94,11 @@ func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeScheduler
 			QueueSort: listed.QueueSort,
 			PreFilter: keepPlugins(listed.PreFilter, sets.New(pluginNames(filter)...)),
 			Filter:    filter,
-			Bind:      listed.Bind,
+			// GangScheduling is kept where the profile has it (the check
+			// never runs Permit): with pod groups on, a framework without
+			// it logs an error at build, about gangs the check never sees.
+			Permit: keepPlugins(listed.Permit, sets.New(names.GangScheduling)),
+			Bind:   listed.Bind,
 		},
 		PluginConfig: prof.PluginConfig,
 	}

@@ -71,3 +71,34 @@ var _ = Describe("A plugin's logger", func() {
 		Expect(built[0]).NotTo(ContainSubstring("reconcileID"))
 	})
 })
+
+var _ = Describe("Building a profile with pod groups on", func() {
+	BeforeEach(enableGenericWorkload)
+
+	It("logs no error about GangScheduling when the profile runs it (the bind check's framework included)", func() {
+		var mu sync.Mutex
+		var lines []string
+		logger := funcr.New(func(prefix, args string) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, args)
+		}, funcr.Options{Verbosity: 10})
+		h := startScheduler(scheduler.WithLogger(logger))
+		name := uniqueName("gang-log")
+		applied := h.apply(defaultProfile(name))
+		var permit []string
+		for _, p := range applied.Plugins.Permit.Enabled {
+			permit = append(permit, p.Name)
+		}
+		Expect(permit).To(ContainElement("GangScheduling"), "the default profile runs GangScheduling with pod groups on")
+		_, err := h.sched.Validate(context.Background(), defaultProfile(name))
+		Expect(err).NotTo(HaveOccurred())
+
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(lines).NotTo(BeEmpty(), "the scheduler logs through the logger given")
+		for _, l := range lines {
+			Expect(l).NotTo(ContainSubstring("GangScheduling plugin is not set"))
+		}
+	})
+})
