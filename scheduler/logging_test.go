@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,15 +32,26 @@ func (loggingPlugin) Filter(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeIn
 	return nil
 }
 
+// captureLogs is a logger that keeps every line it is given up to
+// verbosity, and a function returning the lines kept so far.
+func captureLogs(verbosity int) (logr.Logger, func() []string) {
+	var mu sync.Mutex
+	var lines []string
+	logger := funcr.New(func(_, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, args)
+	}, funcr.Options{Verbosity: verbosity})
+	return logger, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(lines)
+	}
+}
+
 var _ = Describe("A plugin's logger", func() {
 	It("carries its profile, generation and name, and nothing of the call that built it", func() {
-		var mu sync.Mutex
-		var lines []string
-		logger := funcr.New(func(prefix, args string) {
-			mu.Lock()
-			defer mu.Unlock()
-			lines = append(lines, args)
-		}, funcr.Options{})
+		logger, logged := captureLogs(0)
 
 		registry := frameworkruntime.Registry{loggingPluginName: func(ctx context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
 			klog.FromContext(ctx).Info("Plugin built")
@@ -56,10 +68,8 @@ var _ = Describe("A plugin's logger", func() {
 		_, err := h.sched.Apply(ctx, p)
 		Expect(err).NotTo(HaveOccurred())
 
-		mu.Lock()
-		defer mu.Unlock()
 		var built []string
-		for _, l := range lines {
+		for _, l := range logged() {
 			if strings.Contains(l, `"msg"="Plugin built"`) {
 				built = append(built, l)
 			}
@@ -76,13 +86,7 @@ var _ = Describe("Building a profile with pod groups on", func() {
 	BeforeEach(enableGenericWorkload)
 
 	It("logs no error about GangScheduling when the profile runs it (the bind check's framework included)", func() {
-		var mu sync.Mutex
-		var lines []string
-		logger := funcr.New(func(prefix, args string) {
-			mu.Lock()
-			defer mu.Unlock()
-			lines = append(lines, args)
-		}, funcr.Options{Verbosity: 10})
+		logger, logged := captureLogs(10)
 		h := startScheduler(scheduler.WithLogger(logger))
 		name := uniqueName("gang-log")
 		applied := h.apply(defaultProfile(name))
@@ -94,8 +98,7 @@ var _ = Describe("Building a profile with pod groups on", func() {
 		_, err := h.sched.Validate(context.Background(), defaultProfile(name))
 		Expect(err).NotTo(HaveOccurred())
 
-		mu.Lock()
-		defer mu.Unlock()
+		lines := logged()
 		Expect(lines).NotTo(BeEmpty(), "the scheduler logs through the logger given")
 		for _, l := range lines {
 			Expect(l).NotTo(ContainSubstring("GangScheduling plugin is not set"))
