@@ -102,6 +102,13 @@ func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeScheduler
 		},
 		PluginConfig: prof.PluginConfig,
 	}
+	return s.roomCheck(ctx, prof.SchedulerName, cfg, fi)
+}
+
+// roomCheck builds a check, labelled profile in metrics, running cfg's
+// plugins on one node, its informers' handlers fi's. The caller holds
+// buildMu.
+func (s *Scheduler) roomCheck(ctx context.Context, profile string, cfg *config.KubeSchedulerProfile, fi *frameworkInformers) (*bindCheck, error) {
 	lister := &oneNodeLister{empty: internalcache.NewEmptySnapshot()}
 	opts := append([]frameworkruntime.Option{
 		frameworkruntime.WithClientSet(s.client),
@@ -115,7 +122,7 @@ func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeScheduler
 	if err != nil {
 		return nil, fmt.Errorf("building the bind check: %w", err)
 	}
-	return &bindCheck{profile: prof.SchedulerName, fw: checkFw, lister: lister}, nil
+	return &bindCheck{profile: profile, fw: checkFw, lister: lister}, nil
 }
 
 func keepPlugins(set config.PluginSet, keep sets.Set[string]) config.PluginSet {

@@ -262,6 +262,8 @@ func (s *Scheduler) onPodDelete(obj interface{}) {
 		utilruntime.HandleErrorWithLogger(logger, nil, "Cannot convert to *v1.Pod", "obj", fmt.Sprintf("%T", obj))
 		return
 	}
+	// A pod deleted while its bind was in flight holds no room.
+	s.binds.release(pod.UID)
 	if assigned(pod) || stale {
 		s.removeAssignedPod(ctx, pod)
 		if !stale {
@@ -316,6 +318,8 @@ func (s *Scheduler) addAssignedPod(ctx context.Context, pod *v1.Pod) {
 	if err := s.cache.AddPod(logger, pod); err != nil {
 		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache AddPod failed", "pod", klog.KObj(pod))
 	}
+	// The cache has the bind now: the arbiter's hold on its room ends.
+	s.binds.release(pod.UID)
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodAdd, nil, pod, nil)
 }
 

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/klog/v2"
@@ -95,3 +97,9 @@ func NodeOvercommits(otherScheduler string) float64 {
 
 // OvercommittedNodes is the overcommitted_nodes gauge as scraped.
 func OvercommittedNodes() float64 { return countOvercommitted() }
+
+// SetHold sets how long an admitted bind holds its room (tests).
+func (a *Arbiter) SetHold(d time.Duration) { a.holdFor = d }
+
+// ArbiterHolds is the number of binds the arbiter holds room for.
+func ArbiterHolds() float64 { return testutil.ToFloat64(arbiterHolds) }

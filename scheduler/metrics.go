@@ -156,7 +156,8 @@ var registerMetrics sync.Once
 func registerMetricsOnControllerRuntime() {
 	registerMetrics.Do(func() {
 		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles, bindChecksRefused, bindCheckSettles, bindCheckDuration, nodeOvercommits, overcommittedNodes,
-			reviewFrameworkBuilds, reviewFrameworksOpen, reviewSnapshots, scenarioRunDuration)
+			reviewFrameworkBuilds, reviewFrameworksOpen, reviewSnapshots, scenarioRunDuration,
+			arbiterDecisions, arbiterDecisionDuration, arbiterHolds, arbiterHoldsExpired)
 		_ = ctrlmetrics.Registry.Register(legacyBridge{gatherer: legacyregistry.DefaultGatherer, prefix: metricsPrefix})
 	})
 }

@@ -114,6 +114,9 @@ type Scheduler struct {
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).
 	overcommit *overcommitWatch
+	// binds are the binds the bind arbiter admitted that the cache has
+	// not seen yet (arbiter.go); the pod handlers release them.
+	binds *bindHolds
 	// bindTiming is what the bind check knows of how long binds take,
 	// ours and other schedulers' (bindcheck.go).
 	bindTiming bindTiming
@@ -159,6 +162,7 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		cancel:          cancel,
 		watched:         make(map[fwk.EventResource]bool),
 		overcommit:      newOvercommitWatch(),
+		binds:           newBindHolds(),
 	}
 	empty := profileMap{}
 	s.profiles.Store(&empty)
