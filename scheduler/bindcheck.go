@@ -57,6 +57,10 @@ import (
 // our bind's commit, about one bind round trip, which under load is tens
 // to hundreds of milliseconds.
 //
+// With the bind arbiter on (WithBindArbiter), neither the read nor the
+// settle is made: the arbiter, which every scheduler's bind passes, counts
+// the binds the cache has not seen yet.
+//
 // Alone in a cluster no read is made and nothing settles, and the check
 // never refuses: the cache already holds every pod this scheduler
 // assumed, each placed with the others in view.
@@ -160,7 +164,7 @@ func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.P
 	}
 	start := time.Now()
 	var fromAPI podsOnNode
-	if s.otherSchedulerActive() {
+	if s.otherSchedulerActive() && !s.opts.bindArbiter {
 		fromAPI = s.podsOnNodeFromAPI
 	}
 	st, lastRoom := c.run(ctx, s.cache, fromAPI, pod, nodeName)

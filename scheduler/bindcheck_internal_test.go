@@ -237,6 +237,8 @@ func TestBindCheckSettles(t *testing.T) {
 		cpu string
 		// alone: no other scheduler was seen binding.
 		alone bool
+		// arbiter: the bind arbiter judges every bind.
+		arbiter bool
 		// landed is what the API server has on n1 from the second list
 		// on, beside the cached pod and ours.
 		landed *v1.Pod
@@ -254,6 +256,7 @@ func TestBindCheckSettles(t *testing.T) {
 		{name: "last room, a pod landed that leaves room: bound", cpu: "1",
 			landed: checkPod("theirs", "default-scheduler", "n1", "400m", nil), wantLists: 2, wantSettled: true},
 		{name: "alone in the cluster: no list, no settle", cpu: "1", alone: true},
+		{name: "with the bind arbiter: no list, no settle, the cache alone", cpu: "1", arbiter: true},
 		{name: "binding cancelled during the settle", cpu: "1", cancel: true, wantLists: 1, wantSettled: true, failed: true},
 	}
 	for _, tc := range cases {
@@ -262,6 +265,7 @@ func TestBindCheckSettles(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			s, lp, cached, pod := lastRoomSetup(t, tc.cpu)
+			s.opts.bindArbiter = tc.arbiter
 			if !tc.alone {
 				s.noteOtherBind(checkPod("o", "default-scheduler", "", "500m", nil), cached)
 			}

@@ -31,6 +31,7 @@ type options struct {
 	clock                    clock.WithTicker
 	percentageOfNodesToScore int32
 	bindCheck                bool
+	bindArbiter              bool
 	logger                   *klog.Logger
 	// scenarioLimits bound a review's scenario (review_scenario.go).
 	scenarioLimits ScenarioLimits
@@ -123,6 +124,16 @@ func WithPercentageOfNodesToScore(p int32) Option {
 // bound.
 func WithBindCheck(enabled bool) Option {
 	return func(o *options) { o.bindCheck = enabled }
+}
+
+// WithBindArbiter says that the bind arbiter (arbiter.go) judges every
+// bind in the cluster (--bind-arbiter). The check before binding then
+// judges with the cache alone: the arbiter counts what another scheduler
+// bound that the cache has not seen, so the check no longer reads the
+// node's pods from the API server nor checks a node's last room a second
+// time.
+func WithBindArbiter(enabled bool) Option {
+	return func(o *options) { o.bindArbiter = enabled }
 }
 
 // WithScenarioLimits bounds the scenarios of reviews: a scenario whose
