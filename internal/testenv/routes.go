@@ -60,15 +60,48 @@ func decodeAll(data []byte) ([]*unstructured.Unstructured, error) {
 // (config/guard, a ValidatingAdmissionPolicy as a static manifest) the way
 // the chart README tells a cluster administrator to: an
 // AdmissionConfiguration whose ValidatingAdmissionPolicy plugin reads
-// static manifests from that directory. dir is where the
-// AdmissionConfiguration is written.
-func WithRoutesGuard(dir string) Option {
+// static manifests from a directory. Both are written under dir, with the
+// guard's files and extra, more static manifests (a test's own).
+func WithRoutesGuard(dir string, extra ...string) Option {
 	return func(e *envtest.Environment) {
-		root, err := RepoRoot()
-		if err != nil {
+		if err := writeGuard(dir, extra); err != nil {
 			panic(fmt.Sprintf("routes guard: %v", err))
 		}
-		cfg := fmt.Sprintf(`apiVersion: apiserver.config.k8s.io/v1
+		WithAPIServerArg("admission-control-config-file", filepath.Join(dir, "admission-config.yaml"))(e)
+	}
+}
+
+func writeGuard(dir string, extra []string) error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	manifests := filepath.Join(dir, "static-admission")
+	if err := os.MkdirAll(manifests, 0o700); err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(root, "config", "guard", "*.yaml"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no manifest in %s", filepath.Join(root, "config", "guard"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(manifests, filepath.Base(f)), data, 0o600); err != nil {
+			return err
+		}
+	}
+	for i, m := range extra {
+		if err := os.WriteFile(filepath.Join(manifests, fmt.Sprintf("extra-%d.yaml", i)), []byte(m), 0o600); err != nil {
+			return err
+		}
+	}
+	cfg := fmt.Sprintf(`apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
 plugins:
   - name: ValidatingAdmissionPolicy
@@ -76,11 +109,6 @@ plugins:
       apiVersion: apiserver.config.k8s.io/v1
       kind: ValidatingAdmissionPolicyConfiguration
       staticManifestsDir: %s
-`, filepath.Join(root, "config", "guard"))
-		path := filepath.Join(dir, "admission-config.yaml")
-		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-			panic(fmt.Sprintf("routes guard: %v", err))
-		}
-		WithAPIServerArg("admission-control-config-file", path)(e)
-	}
+`, manifests)
+	return os.WriteFile(filepath.Join(dir, "admission-config.yaml"), []byte(cfg), 0o600)
 }
