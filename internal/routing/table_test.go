@@ -278,4 +278,13 @@ func TestPolicyCEL(t *testing.T) {
 	_, _, r3 := table.Policy(PolicyName)
 	g.Expect(r3).To(Equal(revision))
 	g.Expect(strings.Count(empty.Spec.Variables[len(empty.Spec.Variables)-1].Expression, "?")).To(Equal(1))
+
+	// Another name: its own objects, which stamp only its own probes.
+	other, otherBinding, r4 := table.Policy("team-b-routes")
+	g.Expect(r4).To(Equal(revision), "the revision is the routes', whatever the name")
+	g.Expect(other.Name).To(Equal("team-b-routes"))
+	g.Expect(otherBinding.Name).To(Equal("team-b-routes"))
+	g.Expect(otherBinding.Spec.PolicyName).To(Equal("team-b-routes"))
+	g.Expect(other.Spec.Variables).To(ContainElement(HaveField("Expression", ContainSubstring(`== "team-b-routes"`))))
+	g.Expect(ProbePod("ops", "team-b-routes").Annotations).To(HaveKeyWithValue(ProbeAnnotation, "team-b-routes"))
 }
