@@ -464,6 +464,12 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 			JSONPatch: &admissionregistrationv1.JSONPatch{Expression: `[JSONPatch{op: "replace", path: "/spec/containers/0/image", value: "registry.example/evil:1"}]`},
 		})
 		guardRefuses(image, "the routes policy's JSON patches write /spec/schedulerName and the routes' annotations only")
+		hidden := mine.DeepCopy()
+		hidden.Spec.Mutations = append(hidden.Spec.Mutations, admissionregistrationv1.Mutation{
+			PatchType: admissionregistrationv1.PatchTypeJSONPatch,
+			JSONPatch: &admissionregistrationv1.JSONPatch{Expression: "[JSONPatch{op: \"replace\", path // a comment\n : \"/spec/containers/0/image\", value: \"registry.example/evil:1\"}]"},
+		})
+		guardRefuses(hidden, "the routes policy's expressions hold no comment and no backquoted name")
 		containers := mine.DeepCopy()
 		containers.Spec.Mutations = append(containers.Spec.Mutations, admissionregistrationv1.Mutation{
 			PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
