@@ -14,6 +14,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/features"           // registers the upstream feature gates
 
 	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/internal/routing"
 )
 
 func init() {
@@ -59,6 +60,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.DurationVar(&o.PodMaxBackoff, "pod-max-backoff", d.PodMaxBackoff, "Largest back-off of a pod.")
 	fs.BoolVar(&o.BindCheck, "bind-check", d.BindCheck, "Check each pod against its node just before binding it, with the pods any scheduler bound since the pod's cycle; a pod that no longer fits is scheduled again instead of overcommitting the node (see \"Running beside kube-scheduler\" in the README).")
 	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
+	fs.StringVar(&o.RoutesPolicyName, "routes-policy-name", routing.PolicyName, "MutatingAdmissionPolicy and binding, of this one name, that carry the ProfileRoutes. The installer creates them (the chart names them <fullname>-routes); the operator only updates them, and reports a route as AdmissionPolicyMissing while they do not exist.")
 	fs.StringVar(&o.ExtenderSecretsNamespace, "extender-secrets-namespace", "", "The only namespace whose Secrets are read, as TLS material of ExtenderConfigs (default: the pod's namespace, $POD_NAMESPACE; \"default\" outside a cluster).")
 
 	fs = nfs.FlagSet("reviews")

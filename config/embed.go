@@ -10,6 +10,13 @@ import "embed"
 //go:embed crd/bases/*.yaml
 var CRDs embed.FS
 
+// RoutesPolicy is the inert MutatingAdmissionPolicy and binding of the
+// routes (routes/routes_policy.yaml), which local mode installs as the
+// chart and config/default do.
+//
+//go:embed routes/routes_policy.yaml
+var RoutesPolicy embed.FS
+
 // Samples are the sample SchedulerProfiles and ExtenderConfigs
 // (samples/*.yaml) that local mode applies.
 //

@@ -137,7 +137,8 @@
 // The ProfileRoute reconciler (profileroute_controller.go) serves one
 // request for all routes: internal/routing compiles every route, with the
 // profiles that serve, into ONE MutatingAdmissionPolicy and binding
-// (profile-scheduler-routes), the first matching route in priority order
+// (profile-scheduler-routes, or --routes-policy-name), the first matching
+// route in priority order
 // winning inside one CEL expression. One object changes atomically, so
 // kube-apiserver never runs half of a change, and "in force" is one
 // revision: a pod created with dryRun=All in the operator's namespace comes
@@ -151,9 +152,12 @@
 // Kubernetes 1.36) stalls the routes (AdmissionPolicyUnavailable) and
 // nothing else. A policy stored but not run within 30 s (the admission
 // plugin is off) stalls them with AdmissionPolicyNotInForce. A resync
-// every few minutes repairs a policy changed by
-// hand, and policies of the owner label under other names (an older
-// layout) are deleted.
+// every few minutes repairs a policy changed by hand. The installer
+// creates the policy and binding, inert; the reconciler only reads and
+// updates them (its Role names them), never creates nor deletes one: a
+// missing one stalls every route with AdmissionPolicyMissing, an update
+// kube-apiserver refuses (the routes guard, config/guard) with
+// AdmissionPolicyRefused.
 //
 // This package never builds frameworks itself outside admission dry-runs
 // and reviews (through the scheduler), never writes spec, and never takes a

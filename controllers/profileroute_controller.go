@@ -44,6 +44,10 @@ const (
 	// unavailableRetry is how soon an API server without
 	// MutatingAdmissionPolicy v1 is asked again (it may be upgraded).
 	unavailableRetry = time.Minute
+	// refusedRetry is how soon a routes policy that is missing, or whose
+	// update was refused, is tried again (an upgrade of the chart
+	// restores it).
+	refusedRetry = 30 * time.Second
 	// notInForceAfter is how long a stored policy may wait for
 	// kube-apiserver to run it before the routes are Stalled
 	// (AdmissionPolicyNotInForce); probes go on, less often.
@@ -58,8 +62,10 @@ const (
 
 // profileRouteReconciler compiles every ProfileRoute, with the profiles
 // that serve, into one MutatingAdmissionPolicy and its binding
-// (internal/routing), waits until kube-apiserver runs them, and writes
-// the status of every route.
+// (internal/routing), writes them over the objects the installer created,
+// waits until kube-apiserver runs them, and writes the status of every
+// route. It never creates nor deletes a policy: its Role names the two
+// objects it may update, and nothing else of their kinds.
 type profileRouteReconciler struct {
 	// Client reads routes, profiles and namespaces from the manager's
 	// cache and writes to the API server.
@@ -73,6 +79,9 @@ type profileRouteReconciler struct {
 	// Namespaces, when set, is the informer namespaces are listed from and
 	// watched through (the scheduler's); else the manager's cache.
 	Namespaces coreinformers.NamespaceInformer
+	// PolicyName names the MutatingAdmissionPolicy and its binding
+	// (--routes-policy-name).
+	PolicyName string
 
 	// inForce is the revision last seen in force ("" none yet).
 	inForce string
@@ -83,9 +92,6 @@ type profileRouteReconciler struct {
 	// stalled is set once a revision was not run within notInForceAfter,
 	// until one is.
 	stalled bool
-	// cleaned is set once no route is left and no policy of ours is
-	// stored: until a route comes, nothing is read again.
-	cleaned bool
 	now     func() metav1.Time
 }
 
@@ -97,22 +103,34 @@ type routesScope struct {
 	// table and verdicts are what routing.Build decided.
 	table    routing.Table
 	verdicts map[string]routing.Verdict
-	// revision of the policy written ("" when it was removed).
+	// revision of the policy written.
 	revision string
-	// remove is set when no route is left: the policy goes.
-	remove bool
 	// inForce is set once kube-apiserver runs revision.
 	inForce bool
 	// notInForce is set when revision has waited past notInForceAfter.
 	notInForce bool
 	// unavail says why the API server cannot hold the policy.
 	unavail string
+	// refusal says why the policy could not be written: it is missing, or
+	// kube-apiserver refused the update.
+	refusal *policyRefusal
 }
+
+// policyRefusal is why the routes policy or its binding could not be
+// written; it is reported on every route.
+type policyRefusal struct {
+	// reason is ReasonAdmissionPolicyMissing or
+	// ReasonAdmissionPolicyRefused.
+	reason  string
+	message string
+}
+
+func (e *policyRefusal) Error() string { return e.message }
 
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings,verbs=get;list;create;update;patch;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=profile-scheduler-routes,verbs=get;update;patch
 
 // Reconcile reads every route, compiles them (build), writes the policy
 // (applyPolicy), probes kube-apiserver until it runs it (probe), then
@@ -126,7 +144,7 @@ func (r *profileRouteReconciler) Reconcile(ctx context.Context, _ ctrl.Request) 
 	if err := r.applyPolicy(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if s.unavail == "" {
+	if s.unavail == "" && s.refusal == nil {
 		if err := r.probe(ctx, s); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -138,6 +156,8 @@ func (r *profileRouteReconciler) Reconcile(ctx context.Context, _ ctrl.Request) 
 	switch {
 	case s.unavail != "":
 		return ctrl.Result{RequeueAfter: unavailableRetry}, nil
+	case s.refusal != nil:
+		return ctrl.Result{RequeueAfter: refusedRetry}, nil
 	case s.notInForce:
 		return ctrl.Result{RequeueAfter: stalledProbeInterval}, nil
 	case !s.inForce:
@@ -180,7 +200,6 @@ func (r *profileRouteReconciler) build(ctx context.Context, s *routesScope) erro
 		Namespaces: namespaces,
 		Protected:  routing.DefaultProtected(r.Namespace),
 	})
-	s.remove = len(routes.Items) == 0
 	return nil
 }
 
@@ -198,33 +217,28 @@ func (r *profileRouteReconciler) listNamespaces(ctx context.Context) ([]corev1.N
 	return out, err
 }
 
-// applyPolicy creates or updates the policy and its binding, or deletes
-// them when no route exists, and deletes the policies and bindings of
-// the owner label it does not keep (left by an older version). An API
-// server that does not serve MutatingAdmissionPolicy v1 is reported on
-// every route (s.unavail).
+// applyPolicy writes the table over the policy and its binding, which
+// the installer created (a table of no route routes nothing). An API
+// server that does not serve MutatingAdmissionPolicy v1 (s.unavail), a
+// policy or binding that does not exist, and an update kube-apiserver
+// refuses (s.refusal) are reported on every route.
 func (r *profileRouteReconciler) applyPolicy(ctx context.Context, s *routesScope) error {
-	policy, binding, revision := s.table.Policy()
+	policy, binding, revision := s.table.Policy(r.PolicyName)
 	s.revision = revision
-	if s.remove {
-		s.revision = ""
-		if r.cleaned {
-			return nil
-		}
+	err := r.put(ctx, policy, &admissionregistrationv1.MutatingAdmissionPolicy{})
+	if err == nil {
+		err = r.put(ctx, binding, &admissionregistrationv1.MutatingAdmissionPolicyBinding{})
 	}
-	r.cleaned = false
-	err := r.cleanup(ctx, s.remove)
-	if err == nil && s.remove {
-		r.cleaned = true
-	}
-	if err == nil && !s.remove {
-		if err = r.put(ctx, policy, &admissionregistrationv1.MutatingAdmissionPolicy{}); err == nil {
-			err = r.put(ctx, binding, &admissionregistrationv1.MutatingAdmissionPolicyBinding{})
-		}
-	}
-	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) && isResourceMissing(err) {
+	var refusal *policyRefusal
+	switch {
+	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) && isResourceMissing(err):
 		s.unavail = policyUnavailableMessage(err)
 		r.inForce = ""
+		return nil
+	case errors.As(err, &refusal):
+		s.refusal = refusal
+		r.inForce = ""
+		log.FromContext(ctx).Info("Route policy not written", "reason", refusal.reason, "message", refusal.message)
 		return nil
 	}
 	return err
@@ -241,61 +255,58 @@ func isResourceMissing(err error) bool {
 	return d == nil || d.Name == ""
 }
 
-// put creates obj, or updates the stored object when its revision or
-// owner label differ (adopting an object of that name). A write makes the
-// next probe ask kube-apiserver again.
-func (r *profileRouteReconciler) put(ctx context.Context, obj, cur client.Object) error {
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), cur)
-	if apierrors.IsNotFound(err) && !isResourceMissing(err) {
-		if err := r.Client.Create(ctx, obj); err != nil {
-			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
-		}
-		r.inForce = ""
-		return nil
+// put writes the spec of want, its revision annotation and owner label
+// over the stored object of its name (cur, read from the API server),
+// keeping the rest of its metadata (the installer's labels and
+// annotations), when the revision or the label differ. A write makes the
+// next probe ask kube-apiserver again. A missing object, and a write
+// kube-apiserver refuses (the guard, RBAC), are a *policyRefusal.
+func (r *profileRouteReconciler) put(ctx context.Context, want, cur client.Object) error {
+	kind := "MutatingAdmissionPolicy"
+	if _, ok := cur.(*admissionregistrationv1.MutatingAdmissionPolicyBinding); ok {
+		kind = "MutatingAdmissionPolicyBinding"
 	}
-	if err != nil {
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), cur)
+	switch {
+	case apierrors.IsNotFound(err) && !isResourceMissing(err):
+		return &policyRefusal{reason: v1alpha1.ReasonAdmissionPolicyMissing, message: fmt.Sprintf(
+			"%s %s does not exist: it is installed with the operator (the chart, or kubectl apply -k config/default), "+
+				"which may only update it; upgrading the release, or applying the config again, restores it", kind, want.GetName())}
+	case apierrors.IsForbidden(err):
+		return &policyRefusal{reason: v1alpha1.ReasonAdmissionPolicyRefused, message: fmt.Sprintf(
+			"reading %s %s was refused: %v", kind, want.GetName(), err)}
+	case err != nil:
 		return err
 	}
-	if cur.GetAnnotations()[routing.RevisionAnnotation] == obj.GetAnnotations()[routing.RevisionAnnotation] &&
+	if cur.GetAnnotations()[routing.RevisionAnnotation] == want.GetAnnotations()[routing.RevisionAnnotation] &&
 		cur.GetLabels()[routing.OwnerLabel] == routing.OwnerValue {
 		return nil
 	}
-	obj.SetResourceVersion(cur.GetResourceVersion())
-	if err := r.Client.Update(ctx, obj); err != nil {
-		return fmt.Errorf("updating %T %s: %w", obj, obj.GetName(), err)
+	switch c := cur.(type) {
+	case *admissionregistrationv1.MutatingAdmissionPolicy:
+		c.Spec = want.(*admissionregistrationv1.MutatingAdmissionPolicy).Spec
+	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+		c.Spec = want.(*admissionregistrationv1.MutatingAdmissionPolicyBinding).Spec
+	}
+	labels, annotations := cur.GetLabels(), cur.GetAnnotations()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	labels[routing.OwnerLabel] = routing.OwnerValue
+	annotations[routing.RevisionAnnotation] = want.GetAnnotations()[routing.RevisionAnnotation]
+	cur.SetLabels(labels)
+	cur.SetAnnotations(annotations)
+	if err := r.Client.Update(ctx, cur); err != nil {
+		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+			return &policyRefusal{reason: v1alpha1.ReasonAdmissionPolicyRefused, message: fmt.Sprintf(
+				"kube-apiserver refused the update of %s %s: %v", kind, want.GetName(), err)}
+		}
+		return fmt.Errorf("updating %s %s: %w", kind, want.GetName(), err)
 	}
 	r.inForce = ""
-	return nil
-}
-
-// cleanup deletes the owned policies and bindings other than the one
-// kept (all of them when all is set).
-func (r *profileRouteReconciler) cleanup(ctx context.Context, all bool) error {
-	owned := client.MatchingLabels{routing.OwnerLabel: routing.OwnerValue}
-	var policies admissionregistrationv1.MutatingAdmissionPolicyList
-	if err := r.APIReader.List(ctx, &policies, owned); err != nil {
-		return err
-	}
-	var bindings admissionregistrationv1.MutatingAdmissionPolicyBindingList
-	if err := r.APIReader.List(ctx, &bindings, owned); err != nil {
-		return err
-	}
-	var objs []client.Object
-	for i := range bindings.Items {
-		objs = append(objs, &bindings.Items[i])
-	}
-	for i := range policies.Items {
-		objs = append(objs, &policies.Items[i])
-	}
-	for _, o := range objs {
-		if !all && o.GetName() == routing.PolicyName {
-			continue
-		}
-		if err := r.Client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("deleting %T %s: %w", o, o.GetName(), err)
-		}
-		log.FromContext(ctx).Info("Deleted route policy object", "kind", fmt.Sprintf("%T", o), "name", o.GetName())
-	}
 	return nil
 }
 
@@ -303,17 +314,11 @@ func (r *profileRouteReconciler) cleanup(ctx context.Context, all bool) error {
 // with is the one kube-apiserver runs. The policy is in force when that
 // is s.revision. A revision seen in force is not probed again.
 func (r *profileRouteReconciler) probe(ctx context.Context, s *routesScope) error {
-	if s.remove {
-		// No route left: the last one was let go once a policy routing
-		// nothing was in force, so there is nothing to wait for.
-		s.inForce, r.inForce = true, ""
-		return nil
-	}
 	if r.inForce == s.revision {
 		s.inForce = true
 		return nil
 	}
-	pod := routing.ProbePod(r.Namespace)
+	pod := routing.ProbePod(r.Namespace, r.PolicyName)
 	if err := r.Client.Create(ctx, pod, client.DryRunAll); err != nil {
 		return fmt.Errorf("probing the route policy with a dry-run pod in namespace %q: %w", r.Namespace, err)
 	}
@@ -349,6 +354,8 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 			Generation:  pr.Generation,
 			Verdict:     s.verdicts[pr.Name],
 			Unavailable: s.unavail,
+			Refusal:     s.refusal,
+			PolicyName:  r.PolicyName,
 			InForce:     s.inForce,
 			NotInForce:  s.notInForce,
 			Revision:    s.revision,
@@ -360,10 +367,10 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 			errs = append(errs, fmt.Errorf("writing status of ProfileRoute %q: %w", pr.Name, err))
 		}
 	}
-	if !s.inForce && s.unavail == "" {
+	if !s.inForce && s.unavail == "" && s.refusal == nil {
 		return errors.Join(errs...)
 	}
-	feeding := profileRoutes(s.routes, s.verdicts, s.unavail == "")
+	feeding := profileRoutes(s.routes, s.verdicts, s.unavail == "" && s.refusal == nil)
 	for i := range s.profiles {
 		sp := &s.profiles[i]
 		want := feeding[sp.Name]
@@ -381,9 +388,12 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 
 // release removes the finalizer of deleted routes once kube-apiserver runs
 // a policy without them, or when it runs no policy at all (the API is not
-// served, or a stored policy is not run after notInForceAfter).
+// served, the policy or its binding is missing, or a stored policy is not
+// run after notInForceAfter). A refused update keeps them: the policy
+// stored before may still route them.
 func (r *profileRouteReconciler) release(ctx context.Context, s *routesScope) error {
-	if !s.inForce && s.unavail == "" && !s.notInForce {
+	missing := s.refusal != nil && s.refusal.reason == v1alpha1.ReasonAdmissionPolicyMissing
+	if !s.inForce && s.unavail == "" && !s.notInForce && !missing {
 		return nil
 	}
 	var errs []error
@@ -406,6 +416,9 @@ func (r *profileRouteReconciler) release(ctx context.Context, s *routesScope) er
 func (r *profileRouteReconciler) setupWithManager(mgr ctrl.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now
+	}
+	if r.PolicyName == "" {
+		r.PolicyName = routing.PolicyName
 	}
 	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: routesKey}}}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // Routes act inside kube-apiserver: every spec creates pods through the
@@ -101,23 +102,6 @@ func liveProfile(name string) string {
 var _ = Describe("ProfileRoute", func() {
 	It("gives every new pod of a matrix of namespaces, labels and routes exactly the documented schedulerName", func() {
 		id := rand.String(5)
-		// A policy an older version left, under another name: deleted.
-		stale := &admissionregistrationv1.MutatingAdmissionPolicy{
-			ObjectMeta: metav1.ObjectMeta{Name: "profile-scheduler-route-old-" + id, Labels: map[string]string{routing.OwnerLabel: routing.OwnerValue}},
-			Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
-				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
-					},
-				}}},
-				Mutations: []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
-					ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: "Object{}"}}},
-				ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
-			},
-		}
-		Expect(k8s.Create(suiteCtx, stale)).To(Succeed())
-
 		pack, spread := liveProfile("route-pack-"+id), liveProfile("route-spread-"+id)
 		legacy := "legacy-" + id
 		batch := labelledNamespace("batch", map[string]string{"team": "batch-" + id})
@@ -171,10 +155,6 @@ var _ = Describe("ProfileRoute", func() {
 				Expect(k8s.Delete(suiteCtx, pod)).To(Succeed())
 			}
 		}
-
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8s.Get(suiteCtx, client.ObjectKeyFromObject(stale), &admissionregistrationv1.MutatingAdmissionPolicy{}))
-		}).WithTimeout(timeout).Should(BeTrue(), "the policy an older version left is deleted")
 	})
 
 	It("falls back or holds while the profile does not serve, and stalls on a conflict or an invalid selector", func() {
@@ -257,5 +237,40 @@ var _ = Describe("ProfileRoute", func() {
 		for range 5 {
 			Expect(routedTo(newPod(ns, "", nil))).To(Equal("default-scheduler "))
 		}
+	})
+})
+
+var _ = Describe("ProfileRoute's policy, which the installer creates", func() {
+	It("reports a policy deleted by hand on every route, naming it, routes nothing meanwhile, and routes again once it is restored", func() {
+		id := rand.String(5)
+		pack := liveProfile("route-gone-" + id)
+		ns := labelledNamespace("gone", map[string]string{"route": "gone-" + id})
+		createRoute("gone-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "gone-" + id}}})
+		expectRoute("gone-"+id, v1alpha1.ReasonActive)
+		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
+
+		policy := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}}
+		Expect(k8s.Delete(suiteCtx, policy)).To(Succeed())
+		// The operator does not watch policies: a route changed by
+		// someone brings the next reconcile at once.
+		pr := &v1alpha1.ProfileRoute{}
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: "gone-" + id}, pr)).To(Succeed())
+		pr.Spec.Priority = 1
+		Expect(k8s.Update(suiteCtx, pr)).To(Succeed())
+		pr = expectRoute("gone-"+id, v1alpha1.ReasonAdmissionPolicyMissing)
+		Expect(routeMessage(pr)).To(ContainSubstring("MutatingAdmissionPolicy " + routing.PolicyName + " does not exist"))
+		Expect(pr.Status.SchedulerName).To(BeEmpty())
+		// kube-apiserver drops a deleted policy within about a second.
+		Eventually(func() string { return routedTo(newPod(ns, "", nil)) }).WithTimeout(timeout).WithPolling(200*time.Millisecond).
+			Should(Equal("default-scheduler "), "no policy, no routing")
+
+		By("the installer restores it: the operator writes the routes over it")
+		Expect(testenv.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: "gone-" + id}, pr)).To(Succeed())
+		pr.Spec.Priority = 2
+		Expect(k8s.Update(suiteCtx, pr)).To(Succeed())
+		expectRoute("gone-"+id, v1alpha1.ReasonActive)
+		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
 	})
 })

@@ -20,6 +20,11 @@ type routeOutcome struct {
 	// Unavailable is set when the API server does not serve
 	// MutatingAdmissionPolicy v1; it overrides a Verdict in force.
 	Unavailable string
+	// Refusal is set when the policy or its binding is missing, or its
+	// update was refused; it overrides a Verdict in force.
+	Refusal *policyRefusal
+	// PolicyName names the policy.
+	PolicyName string
 	// InForce is set once kube-apiserver runs the revision of the policy
 	// that holds this verdict (the route, or its absence).
 	InForce bool
@@ -45,21 +50,29 @@ func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time
 	if len(names) > 0 {
 		st.MatchedNamespaces.Names = append([]string(nil), names[:min(len(names), v1alpha1.MaxMatchedNamespaces)]...)
 	}
-	st.Policy = routing.PolicyName
+	policy := o.PolicyName
+	if policy == "" {
+		policy = routing.PolicyName
+	}
+	st.Policy = policy
 	st.SchedulerName = o.Verdict.SchedulerName
 
 	reason, msg := o.Verdict.Reason, o.Verdict.Message
-	if o.Unavailable != "" {
+	blocked := o.Unavailable != "" || o.Refusal != nil
+	switch {
+	case o.Unavailable != "":
 		reason, msg = v1alpha1.ReasonAdmissionPolicyUnavailable, o.Unavailable
 		st.SchedulerName, st.Policy = "", ""
-	}
-	if o.Unavailable == "" && !o.InForce && o.NotInForce {
-		reason, msg = v1alpha1.ReasonAdmissionPolicyNotInForce, notInForceMessage(o.Revision)
+	case o.Refusal != nil:
+		reason, msg = o.Refusal.reason, o.Refusal.message
+		st.SchedulerName = ""
+	case !o.InForce && o.NotInForce:
+		reason, msg = v1alpha1.ReasonAdmissionPolicyNotInForce, notInForceMessage(policy, o.Revision)
 		st.SchedulerName = ""
 	}
-	if o.Unavailable == "" && !o.InForce && !o.NotInForce {
+	if !blocked && !o.InForce && !o.NotInForce {
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionTrue, v1alpha1.ReasonApplying,
-			fmt.Sprintf("MutatingAdmissionPolicy %s revision %s stored; waiting until kube-apiserver applies it", routing.PolicyName, o.Revision), now)
+			fmt.Sprintf("MutatingAdmissionPolicy %s revision %s stored; waiting until kube-apiserver applies it", policy, o.Revision), now)
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAdmissionPolicyNotInForce,
 			fmt.Sprintf("generation %d is not in force yet", o.Generation), now)
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionFalse, v1alpha1.ReasonApplying, "", now)
@@ -69,7 +82,7 @@ func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, reason, "", now)
 	if reason == v1alpha1.ReasonActive {
 		msg := fmt.Sprintf("new pods selected by this route get schedulerName %q (MutatingAdmissionPolicy %s, revision %s, in force)",
-			o.Verdict.SchedulerName, routing.PolicyName, o.Revision)
+			o.Verdict.SchedulerName, policy, o.Revision)
 		if !o.Verdict.ProfileServing {
 			msg += "; no generation of the profile serves yet: routed pods wait for it (whenProfileNotServing: Hold)"
 		}
@@ -103,10 +116,10 @@ func profileRoutes(routes []v1alpha1.ProfileRoute, verdicts map[string]routing.V
 
 // notInForceMessage says what to check when kube-apiserver stores the
 // policy but does not run it.
-func notInForceMessage(revision string) string {
+func notInForceMessage(policy, revision string) string {
 	return fmt.Sprintf("kube-apiserver stores MutatingAdmissionPolicy %s (revision %s) but a dry-run pod is not mutated by it: "+
 		"check that its MutatingAdmissionPolicy admission plugin runs (feature gate MutatingAdmissionPolicy, not in --disable-admission-plugins)",
-		routing.PolicyName, revision)
+		policy, revision)
 }
 
 // policyUnavailableMessage says what to do on an API server that does not

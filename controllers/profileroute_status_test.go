@@ -61,6 +61,20 @@ func TestRouteStatus(t *testing.T) {
 		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyUnavailable},
 		observed: 1,
 		message:  "not served",
+	}, {
+		name: "policy deleted by hand: Stalled, naming it, whatever the verdict",
+		outcome: routeOutcome{Generation: 1, Verdict: active, PolicyName: "rel-routes", Refusal: &policyRefusal{
+			reason: v1alpha1.ReasonAdmissionPolicyMissing, message: "MutatingAdmissionPolicy rel-routes does not exist"}},
+		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyMissing},
+		observed: 1,
+		message:  "generation 1 routes no pod: MutatingAdmissionPolicy rel-routes does not exist",
+	}, {
+		name: "update refused by the guard: Stalled, quoting it",
+		outcome: routeOutcome{Generation: 4, Verdict: active, InForce: true, Refusal: &policyRefusal{
+			reason: v1alpha1.ReasonAdmissionPolicyRefused, message: "denied request: matchConstraints"}},
+		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyRefused},
+		observed: 4,
+		message:  "denied request: matchConstraints",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)

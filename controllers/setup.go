@@ -69,6 +69,10 @@ type Options struct {
 	// routes' dry-run probe pods are created there. Empty means
 	// ExtenderSecretsNamespace.
 	OperatorNamespace string
+	// RoutesPolicyName names the routes MutatingAdmissionPolicy and its
+	// binding, which the installer creates and the operator only updates
+	// (--routes-policy-name). Empty means routing.PolicyName.
+	RoutesPolicyName string
 	// Namespaces is the scheduler's namespace informer: the routes
 	// reconciler reads namespace labels from it, so namespaces are watched
 	// once. Nil means the manager's cache.
@@ -109,7 +113,8 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if err := er.setupWithManager(mgr); err != nil {
 		return err
 	}
-	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Namespaces: opts.Namespaces}
+	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Namespaces: opts.Namespaces,
+		PolicyName: opts.RoutesPolicyName}
 	if routes.Namespace == "" {
 		routes.Namespace = opts.ExtenderSecretsNamespace
 	}

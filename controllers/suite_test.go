@@ -83,10 +83,14 @@ var _ = BeforeSuite(func() {
 	suiteCtx, cancelAll = context.WithCancel(context.Background())
 
 	var err error
-	env, cfg, err = testenv.Start()
+	// The routes guard runs as a cluster administrator would install it,
+	// so every policy the operator writes passes it.
+	env, cfg, err = testenv.Start(testenv.WithRoutesGuard(GinkgoT().TempDir()))
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	// The installer's routes policy, inert until the operator writes it.
+	Expect(testenv.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
 
 	Expect(k8s.Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretsNamespace}})).To(Succeed())
 	for i := 1; i <= 3; i++ {

@@ -119,4 +119,12 @@ const (
 	// kube-apiserver does not run it yet (Ready=False while Reconciling),
 	// or still not after 30 s (Stalled).
 	ReasonAdmissionPolicyNotInForce = "AdmissionPolicyNotInForce"
+	// ReasonAdmissionPolicyMissing: the routes MutatingAdmissionPolicy or
+	// its binding, which the installer creates and the operator only
+	// updates, does not exist; no route is Ready until it is restored.
+	ReasonAdmissionPolicyMissing = "AdmissionPolicyMissing"
+	// ReasonAdmissionPolicyRefused: kube-apiserver refused the update of
+	// the routes policy or binding (the admission guard that keeps its
+	// shape, or RBAC); the message names the object and quotes the refusal.
+	ReasonAdmissionPolicyRefused = "AdmissionPolicyRefused"
 )

@@ -84,6 +84,11 @@ func Start(ctx context.Context, o app.LocalOptions) (*app.LocalControlPlane, err
 	}
 	var applied []string
 	if err == nil {
+		// The routes policy and binding, inert, as the chart installs
+		// them: the operator only updates them.
+		_, err = local.ApplyFS(ctx, c, sub(config.RoutesPolicy, "routes"))
+	}
+	if err == nil {
 		applied, err = local.ApplyFS(ctx, c, sub(config.Samples, "samples"))
 	}
 	if err != nil {

@@ -68,6 +68,15 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 		g.Expect(ready).NotTo(BeNil())
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Message)
 	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
+	// Local mode installs the routes policy as the chart does: the sample
+	// route goes Ready although the operator may not create a policy.
+	g.Eventually(func(g Gomega) {
+		pr := &v1alpha1.ProfileRoute{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Name: "batch"}, pr)).To(Succeed())
+		ready := meta.FindStatusCondition(pr.Status.Conditions, v1alpha1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Message)
+	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 
 	cancel()
 	g.Eventually(done).WithTimeout(time.Minute).Should(Receive(BeNil()))

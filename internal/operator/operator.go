@@ -79,6 +79,10 @@ type Options struct {
 	// operator reads (TLS material of ExtenderConfigs) and caches; empty
 	// means the pod's namespace.
 	ExtenderSecretsNamespace string
+	// RoutesPolicyName names the MutatingAdmissionPolicy and binding that
+	// carry the ProfileRoutes, which the installer creates and the
+	// operator only updates; empty means routing.PolicyName.
+	RoutesPolicyName string
 
 	// ScenarioMaxNodes and ScenarioMaxPods bound a SchedulingReview's
 	// scenario once expanded; a larger one is refused, naming the field.
@@ -184,6 +188,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 
 		ExtenderSecretsNamespace: o.ExtenderSecretsNamespace,
 		OperatorNamespace:        podNamespace(),
+		RoutesPolicyName:         o.RoutesPolicyName,
 		// The scheduler's informer: namespaces are watched once.
 		Namespaces: factory.Core().V1().Namespaces(),
 	}

@@ -12,14 +12,16 @@ package operator
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers;extenderconfigs/finalizers,verbs=update
 
 // Profile routes: their status and finalizer, the one
-// MutatingAdmissionPolicy and binding that carry them (and those an older
-// version left, deleted by label), and dry-run probe pods in the operator's
-// own namespace that show whether kube-apiserver runs the policy (a Role
-// of their own, config/rbac/route_probe_role.yaml, not generated here).
+// MutatingAdmissionPolicy and binding that carry them (by name: the
+// installer creates both, the operator only reads and updates them; the
+// chart names them <fullname>-routes), and dry-run probe pods in the
+// operator's own namespace that show whether kube-apiserver runs the
+// policy (a Role of their own, config/rbac/route_probe_role.yaml, not
+// generated here).
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings,verbs=get;list;create;update;patch;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=profile-scheduler-routes,verbs=get;update;patch
 
 // Extender TLS material: Secrets of the operator's own namespace only (a
 // namespaced Role; "system" is the namespace config/default replaces).

@@ -30,6 +30,8 @@ func TestRoutesWithoutMutatingAdmissionPolicy(t *testing.T) {
 	defer func() { _ = env.Stop() }()
 	c, err := client.New(cfg, client.Options{Scheme: Scheme})
 	g.Expect(err).NotTo(HaveOccurred())
+	// The installer's routes policy: stored, never run.
+	g.Expect(testenv.InstallRoutesPolicy(ctx, c)).To(Succeed())
 
 	opts := Defaults()
 	opts.MetricsAddr, opts.ProbeAddr = "0", "0"

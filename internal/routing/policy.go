@@ -24,12 +24,16 @@ import (
 // routes is the order of the expression (kube-apiserver does not promise
 // an order between policies), and "in force" is one revision to probe.
 const (
-	// PolicyName is the name of the MutatingAdmissionPolicy and of its
-	// binding.
+	// PolicyName is the default name of the MutatingAdmissionPolicy and
+	// of its binding (--routes-policy-name): the installer (the chart, the
+	// kustomize config, local mode) creates both, inert, and the operator
+	// only updates them. A release of the chart under another name uses
+	// <fullname>-routes, so that two operators each keep their own.
 	PolicyName = "profile-scheduler-routes"
-	// OwnerLabel marks the policies and bindings the operator owns; an
-	// operator deletes those of that label it does not keep (left by an
-	// older layout).
+	// OwnerLabel marks the routes policies and bindings. The installer sets
+	// it and the operator keeps it; the admission guard
+	// (config/guard) keeps the shape of every object that has it, or had
+	// it before an update.
 	OwnerLabel = "scheduling.profilescheduler.io/owned-by"
 	// OwnerValue is the value of OwnerLabel.
 	OwnerValue = "profile-scheduler"
@@ -37,8 +41,9 @@ const (
 	// probe pod, the revision kube-apiserver ran.
 	RevisionAnnotation = "scheduling.profilescheduler.io/routes-revision"
 	// ProbeAnnotation marks a probe pod: a dry-run create that shows which
-	// revision of the policy kube-apiserver runs. A probe pod is never
-	// routed.
+	// revision of the policy kube-apiserver runs. Its value is the name of
+	// the policy probed: a policy stamps its revision on its own probes
+	// only, and routes no probe.
 	ProbeAnnotation = "scheduling.profilescheduler.io/routes-probe"
 )
 
@@ -51,8 +56,14 @@ const requestedName = `has(object.spec.schedulerName) && object.spec.schedulerNa
 
 const isProbe = `has(object.metadata.annotations) && ` + `"` + ProbeAnnotation + `" in object.metadata.annotations`
 
-// Policy returns the MutatingAdmissionPolicy and binding that run the
-// table inside kube-apiserver, and the revision a probe pod gets.
+// isOwnProbe is the CEL of a probe pod of the policy named name.
+func isOwnProbe(name string) string {
+	return fmt.Sprintf(`%s && object.metadata.annotations[%s] == %s`, isProbe, quote(ProbeAnnotation), quote(name))
+}
+
+// Policy returns the MutatingAdmissionPolicy and binding, both named
+// name, that run the table inside kube-apiserver, and the revision a
+// probe pod gets.
 //
 // Only pod CREATE is matched (schedulerName is immutable afterwards); a
 // pod is rewritten only when it asks for one of the first matching
@@ -61,7 +72,7 @@ const isProbe = `has(object.metadata.annotations) && ` + `"` + ProbeAnnotation +
 // routes again when a later mutation changed the pod (its labels): a
 // routed pod asks for the route's target by then, so it is not routed
 // twice unless a route takes pods from that name.
-func (t Table) Policy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding, string) {
+func (t Table) Policy(name string) (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding, string) {
 	route := t.routeExpression()
 	targets := t.targetsExpression()
 	// JSON patches rather than apply configurations: a pod no route
@@ -77,14 +88,14 @@ func (t Table) Policy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admi
 	sum := sha256.Sum256([]byte(route + "\x00" + mutation))
 	revision := hex.EncodeToString(sum[:8])
 	// A probe pod has annotations (its ProbeAnnotation).
-	probe := fmt.Sprintf(`variables.probe ? [JSONPatch{op: "add", path: %s, value: %s}] : []`, quote(annotationPath(RevisionAnnotation)), quote(revision))
+	probe := fmt.Sprintf(`variables.ownProbe ? [JSONPatch{op: "add", path: %s, value: %s}] : []`, quote(annotationPath(RevisionAnnotation)), quote(revision))
 
 	from := sets.New[string]()
 	for _, e := range t.Entries {
 		from.Insert(e.from...)
 	}
 	meta := metav1.ObjectMeta{
-		Name:        PolicyName,
+		Name:        name,
 		Labels:      map[string]string{OwnerLabel: OwnerValue, "app.kubernetes.io/managed-by": OwnerValue},
 		Annotations: map[string]string{RevisionAnnotation: revision},
 	}
@@ -110,6 +121,7 @@ func (t Table) Policy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admi
 			}},
 			Variables: []admissionregistrationv1.Variable{
 				{Name: "probe", Expression: isProbe},
+				{Name: "ownProbe", Expression: isOwnProbe(name)},
 				{Name: "from", Expression: requestedName},
 				{Name: "namespaceLabels", Expression: `has(namespaceObject.metadata.labels) ? namespaceObject.metadata.labels : {}`},
 				{Name: "podLabels", Expression: `has(object.metadata.labels) ? object.metadata.labels : {}`},
@@ -125,7 +137,7 @@ func (t Table) Policy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admi
 	}
 	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
 		ObjectMeta: *meta.DeepCopy(),
-		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: PolicyName},
+		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
 	return policy, binding, revision
 }
@@ -177,15 +189,15 @@ func (t Table) targetsExpression() string {
 }
 
 // ProbePod is the pod the operator creates with dryRun=All in namespace
-// to learn which revision of the policy kube-apiserver runs (the value of
-// RevisionAnnotation it comes back with; none when no policy is in
-// force).
-func ProbePod(namespace string) *corev1.Pod {
+// to learn which revision of the policy named policy kube-apiserver runs
+// (the value of RevisionAnnotation it comes back with; none when no
+// policy is in force).
+func ProbePod(namespace, policy string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:    namespace,
 			GenerateName: "profile-scheduler-routes-probe-",
-			Annotations:  map[string]string{ProbeAnnotation: "true"},
+			Annotations:  map[string]string{ProbeAnnotation: policy},
 		},
 		Spec: corev1.PodSpec{
 			AutomountServiceAccountToken: ptr.To(false),

@@ -52,7 +52,14 @@ func TestMain(m *testing.M) {
 func cluster(t *testing.T) client.Client {
 	t.Helper()
 	envOnce.Do(func() {
-		e, restCfg, err := testenv.Start(testenv.WithAPIServerArg("enable-aggregator-routing", "true"))
+		// The routes guard runs as the README tells an administrator to
+		// install it: the chart's and kustomize's routes policy pass it.
+		guardDir, err := os.MkdirTemp("", "chart-test-guard-")
+		if err != nil {
+			envErr = err
+			return
+		}
+		e, restCfg, err := testenv.Start(testenv.WithAPIServerArg("enable-aggregator-routing", "true"), testenv.WithRoutesGuard(guardDir))
 		if err != nil {
 			envErr = err
 			return
@@ -256,6 +263,14 @@ func checkServiceAccountRBAC(ctx context.Context, t *testing.T, c client.Client)
 		{group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", verb: "update", name: "someone-elses-webhook"},
 		{group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", verb: "delete", name: "profile-scheduler-validating-webhook"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", verb: "update"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "create"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "list"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "delete", name: "profile-scheduler-routes"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "update", name: "someone-elses-policy"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicybindings", verb: "create"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicybindings", verb: "delete", name: "profile-scheduler-routes"},
+		{group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies", verb: "update"},
+		{group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicybindings", verb: "delete"},
 		{group: "rbac.authorization.k8s.io", resource: "clusterroles", verb: "escalate"},
 		{group: "coordination.k8s.io", resource: "leases", verb: "delete"},
 		{url: "/metrics", verb: "get"},
@@ -314,7 +329,7 @@ func TestServerSideApplyChart(t *testing.T) {
 	ensureCRD(ctx, t, c, serviceMonitorCRD())
 
 	objs := renderChart(t, "--include-crds", "--set", "serviceMonitor.enabled=true,samples.enabled=true")
-	for _, kind := range []string{"CustomResourceDefinition", "ServiceMonitor", "SchedulerProfile", "ValidatingWebhookConfiguration"} {
+	for _, kind := range []string{"CustomResourceDefinition", "ServiceMonitor", "SchedulerProfile", "ValidatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		if !slices.ContainsFunc(objs, func(u *unstructured.Unstructured) bool { return u.GetKind() == kind }) {
 			t.Fatalf("rendered chart has no %s", kind)
 		}

@@ -283,7 +283,8 @@ func TestKustomizeMatchesChart(t *testing.T) {
 	g.Expect(kd).To(Equal(cd))
 
 	// Same webhook, Services and rules.
-	for _, kind := range []string{"ValidatingWebhookConfiguration", "Service", "ClusterRole", "Role", "RoleBinding", "ClusterRoleBinding", "PodDisruptionBudget", "ServiceAccount"} {
+	for _, kind := range []string{"ValidatingWebhookConfiguration", "Service", "ClusterRole", "Role", "RoleBinding", "ClusterRoleBinding", "PodDisruptionBudget", "ServiceAccount",
+		"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		for _, c := range chart {
 			if c.GetKind() != kind {
 				continue

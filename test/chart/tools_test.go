@@ -161,9 +161,23 @@ func helm(t testing.TB, args ...string) ([]byte, error) {
 	return run(t, helmTool.bin(t), append(args, "--kube-version", targetKubeVersion(t))...)
 }
 
-// renderChart runs helm template for the release the tests install, with
-// extra flags such as --set, and returns the objects.
+// mutatingAdmissionPolicyV1 is the capability the chart's routes policy
+// needs. helm template's default capabilities lack it, where a cluster of
+// the targeted version (1.36 and later) serves it: renderChart passes it
+// as that cluster's discovery would.
+const mutatingAdmissionPolicyV1 = "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"
+
+// renderChart runs helm template for the release the tests install, on a
+// cluster that serves MutatingAdmissionPolicy v1, with extra flags such as
+// --set, and returns the objects.
 func renderChart(t testing.TB, extra ...string) []*unstructured.Unstructured {
+	t.Helper()
+	return renderChartWithout(t, append([]string{"--api-versions", mutatingAdmissionPolicyV1}, extra...)...)
+}
+
+// renderChartWithout renders the chart with helm's default capabilities
+// only (no MutatingAdmissionPolicy v1), with extra flags.
+func renderChartWithout(t testing.TB, extra ...string) []*unstructured.Unstructured {
 	t.Helper()
 	args := append([]string{"template", releaseName, chartDir(t), "--namespace", namespace}, extra...)
 	out, err := helm(t, args...)

@@ -37,8 +37,9 @@ const chartNamespace = "profile-scheduler-system"
 // expands to in a pod of the release namespace.
 const secretsNamespaceFlag = "--extender-secrets-namespace=" + chartNamespace
 
-// renderChartRBAC renders the chart as an admin installs it and returns its
-// ServiceAccount and RBAC objects.
+// renderChartRBAC renders the chart as an admin installs it on a cluster
+// that serves MutatingAdmissionPolicy v1, and returns its ServiceAccount,
+// RBAC objects and routes policy and binding.
 func renderChartRBAC() []*unstructured.Unstructured {
 	root, err := testenv.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
@@ -48,7 +49,8 @@ func renderChartRBAC() []*unstructured.Unstructured {
 	Expect(err).NotTo(HaveOccurred(), string(out))
 
 	tmpl := exec.Command(filepath.Join(root, "bin", "helm"), "template", "profile-scheduler",
-		filepath.Join(root, "charts", "profile-scheduler"), "--namespace", chartNamespace)
+		filepath.Join(root, "charts", "profile-scheduler"), "--namespace", chartNamespace,
+		"--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy")
 	var stderr bytes.Buffer
 	tmpl.Stderr = &stderr
 	rendered, err := tmpl.Output()
@@ -65,7 +67,8 @@ func renderChartRBAC() []*unstructured.Unstructured {
 			Expect(err).NotTo(HaveOccurred())
 		}
 		switch u.GetKind() {
-		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
 			objs = append(objs, u)
 		}
 	}
@@ -74,7 +77,7 @@ func renderChartRBAC() []*unstructured.Unstructured {
 
 func applyObjects(ctx SpecContext, objs []*unstructured.Unstructured) {
 	for _, u := range objs {
-		Expect(k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("e2e"), client.ForceOwnership)).
+		Expect(k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u.DeepCopy()), client.FieldOwner("e2e"), client.ForceOwnership)).
 			To(Succeed(), "applying %s %s", u.GetKind(), u.GetName())
 	}
 }
@@ -150,6 +153,23 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 			g.Expect(meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady)).To(BeTrue())
 			g.Expect(sp.Status.ObservedGeneration).To(Equal(sp.Generation))
 		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+	}
+
+	// routeReason waits until the route's latest generation is decided
+	// with reason, and returns the Ready condition's message.
+	routeReason := func(ctx SpecContext, name, reason string) string {
+		GinkgoHelper()
+		var msg string
+		Eventually(func(g Gomega) {
+			var pr v1alpha1.ProfileRoute
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Name: name}, &pr)).To(Succeed())
+			g.Expect(pr.Status.ObservedGeneration).To(Equal(pr.Generation))
+			ready := meta.FindStatusCondition(pr.Status.Conditions, v1alpha1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Reason).To(Equal(reason), ready.Message)
+			msg = ready.Message
+		}).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		return msg
 	}
 
 	It("lets the operator, as the chart's ServiceAccount, reconcile profiles, elect a leader and bind pods", func(ctx SpecContext) {
@@ -375,6 +395,140 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		Expect(k8s.Create(ctx, pod("unrouted-0", ""))).To(Succeed())
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "unrouted-0"}, &routed)).To(Succeed())
 		Expect(routed.Spec.SchedulerName).To(Equal(corev1.DefaultSchedulerName))
+		op.stop()
+	})
+
+	It("holds the operator's ServiceAccount to its one routes policy, whose shape the guard keeps; routes route with the operator killed", func(ctx SpecContext) {
+		GinkgoT().Setenv("POD_NAMESPACE", chartNamespace)
+		sa := serviceAccount("profile-scheduler")
+		asSA := rest.CopyConfig(cfg)
+		asSA.Impersonate = rest.ImpersonationConfig{UserName: sa.User, Groups: sa.Groups}
+		saClient, err := client.New(asSA, client.Options{Scheme: k8s.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+
+		op := startInstanceAs("rbac-guard", sa, secretsNamespaceFlag)
+		Expect(k8s.Create(ctx, &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "rbac-guarded"}})).To(Succeed())
+		profileReady(ctx, "rbac-guarded")
+		route := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "rbac-guarded"}, Spec: v1alpha1.ProfileRouteSpec{
+			Profile: "rbac-guarded",
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{ns}}}},
+		}}
+		Expect(k8s.Create(ctx, route)).To(Succeed())
+		routeReason(ctx, route.Name, v1alpha1.ReasonActive)
+		routed := func(name string) {
+			GinkgoHelper()
+			Expect(k8s.Create(ctx, pod(name, ""))).To(Succeed())
+			var p corev1.Pod
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &p)).To(Succeed())
+			Expect(p.Spec.SchedulerName).To(Equal("rbac-guarded"), "pod %s is routed", name)
+		}
+		routed("guarded-0")
+
+		By("as the operator's ServiceAccount: no create, no list, no delete, no other name")
+		mine := &admissionregistrationv1.MutatingAdmissionPolicy{}
+		Expect(saClient.Get(ctx, client.ObjectKey{Name: "profile-scheduler-routes"}, mine)).To(Succeed())
+		own := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "rbac-own-policy",
+			Labels: mine.Labels}, Spec: mine.Spec}
+		err = saClient.Create(ctx, own)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "create a MutatingAdmissionPolicy as the operator: %v", err)
+		err = saClient.Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "rbac-own-policy"},
+			Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "profile-scheduler-routes"}})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "create a MutatingAdmissionPolicyBinding as the operator: %v", err)
+		err = saClient.List(ctx, &admissionregistrationv1.MutatingAdmissionPolicyList{})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "list MutatingAdmissionPolicies as the operator: %v", err)
+		err = saClient.Delete(ctx, mine.DeepCopy())
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "delete the routes policy as the operator: %v", err)
+		err = saClient.Delete(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "profile-scheduler-routes"}})
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "delete the routes binding as the operator: %v", err)
+
+		By("as the operator's ServiceAccount, updates the guard refuses, with its message")
+		guardRefuses := func(obj client.Object, message string) {
+			GinkgoHelper()
+			err := saClient.Update(ctx, obj)
+			Expect(err).To(HaveOccurred(), "the guard lets the update through")
+			Expect(apierrors.IsForbidden(err)).To(BeFalse(), "refused by RBAC, not by the guard: %v", err)
+			Expect(err.Error()).To(And(ContainSubstring("profile-scheduler-routes-guard.static.k8s.io"), ContainSubstring(message)))
+		}
+		roleBindings := mine.DeepCopy()
+		roleBindings.Spec.MatchConstraints.ResourceRules = append(roleBindings.Spec.MatchConstraints.ResourceRules,
+			admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"rbac.authorization.k8s.io"}, APIVersions: []string{"v1"},
+					Resources: []string{"rolebindings"}},
+			}})
+		guardRefuses(roleBindings, "the routes policy's matchConstraints match pods (core v1, no subresource) on CREATE, and nothing else")
+		image := mine.DeepCopy()
+		image.Spec.Mutations = append(image.Spec.Mutations, admissionregistrationv1.Mutation{
+			PatchType: admissionregistrationv1.PatchTypeJSONPatch,
+			JSONPatch: &admissionregistrationv1.JSONPatch{Expression: `[JSONPatch{op: "replace", path: "/spec/containers/0/image", value: "registry.example/evil:1"}]`},
+		})
+		guardRefuses(image, "the routes policy's JSON patches write /spec/schedulerName and the routes' annotations only")
+		hidden := mine.DeepCopy()
+		hidden.Spec.Mutations = append(hidden.Spec.Mutations, admissionregistrationv1.Mutation{
+			PatchType: admissionregistrationv1.PatchTypeJSONPatch,
+			JSONPatch: &admissionregistrationv1.JSONPatch{Expression: "[JSONPatch{op: \"replace\", path // a comment\n : \"/spec/containers/0/image\", value: \"registry.example/evil:1\"}]"},
+		})
+		guardRefuses(hidden, "the routes policy's expressions hold no comment and no backquoted name")
+		containers := mine.DeepCopy()
+		containers.Spec.Mutations = append(containers.Spec.Mutations, admissionregistrationv1.Mutation{
+			PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+			ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{
+				Expression: `Object{spec: Object.spec{containers: [Object.spec.containers{name: "evil", image: "registry.example/evil:1"}]}}`},
+		})
+		guardRefuses(containers, "the routes policy's mutations are JSON patches")
+		failClosed := mine.DeepCopy()
+		failClosed.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+		guardRefuses(failClosed, "the routes policy fails open")
+		binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
+		Expect(saClient.Get(ctx, client.ObjectKey{Name: "profile-scheduler-routes"}, binding)).To(Succeed())
+		binding.Spec.PolicyName = "someone-elses-policy"
+		guardRefuses(binding, "a routes binding binds the policy of its own name")
+		routed("guarded-1")
+
+		By("the operator killed: pods are still routed")
+		op.kill()
+		for i := range 3 {
+			routed(fmt.Sprintf("guarded-down-%d", i))
+		}
+
+		By("the operator's own update refused: every route says so, and the policy in force keeps routing")
+		op = startInstanceAs("rbac-guard-2", sa, secretsNamespaceFlag)
+		marked := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "rbac-refused"}, Spec: v1alpha1.ProfileRouteSpec{
+			Profile: "rbac-guarded", Priority: 10, NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"e2e-guard": "refuse-me"}}}}
+		Expect(k8s.Create(ctx, marked)).To(Succeed())
+		for _, name := range []string{marked.Name, route.Name} {
+			Expect(routeReason(ctx, name, v1alpha1.ReasonAdmissionPolicyRefused)).To(And(
+				ContainSubstring("MutatingAdmissionPolicy profile-scheduler-routes"),
+				ContainSubstring("e2e test guard: a route selects refuse-me")))
+		}
+		routed("guarded-refused-0")
+		Expect(k8s.Delete(ctx, marked)).To(Succeed())
+		routeReason(ctx, route.Name, v1alpha1.ReasonActive)
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(marked), marked))
+		}).WithTimeout(30 * time.Second).Should(BeTrue())
+
+		By("the policy deleted by hand: every route says so, naming it, and none is Ready")
+		Expect(k8s.Delete(ctx, mine.DeepCopy())).To(Succeed())
+		// A route change brings the next reconcile (the policy is not watched).
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(route), route)).To(Succeed())
+		route.Spec.Priority = 5
+		Expect(k8s.Update(ctx, route)).To(Succeed())
+		Expect(routeReason(ctx, route.Name, v1alpha1.ReasonAdmissionPolicyMissing)).To(
+			ContainSubstring("MutatingAdmissionPolicy profile-scheduler-routes does not exist"))
+		By("restored as the chart installs it: Ready again")
+		applyObjects(ctx, rbacObjs)
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(route), route)).To(Succeed())
+		route.Spec.Priority = 6
+		Expect(k8s.Update(ctx, route)).To(Succeed())
+		routeReason(ctx, route.Name, v1alpha1.ReasonActive)
+		routed("guarded-restored-0")
+
+		Expect(k8s.Delete(ctx, route)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(route), route))
+		}).WithTimeout(30 * time.Second).Should(BeTrue())
 		op.stop()
 	})
 

@@ -52,6 +52,34 @@ rules:
   - level: None
 `
 
+// refuseMarkedRoutes is a static admission policy of the tests only: it
+// refuses an update of a routes policy whose CEL names "refuse-me" (a route
+// selecting that label value), as the routes guard refuses a bad shape.
+const refuseMarkedRoutes = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: e2e-refuse-marked-routes.static.k8s.io
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: ["admissionregistration.k8s.io"]
+        apiVersions: ["*"]
+        operations: ["UPDATE"]
+        resources: ["mutatingadmissionpolicies"]
+  validations:
+    - expression: "!has(object.spec.variables) || !object.spec.variables.exists(v, v.expression.contains('refuse-me'))"
+      message: "e2e test guard: a route selects refuse-me"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: e2e-refuse-marked-routes.static.k8s.io
+spec:
+  policyName: e2e-refuse-marked-routes.static.k8s.io
+  validationActions: ["Deny"]
+`
+
 var _ = BeforeSuite(func() {
 	var err error
 	workDir, err = os.MkdirTemp("", "profile-scheduler-e2e-")
@@ -71,6 +99,10 @@ var _ = BeforeSuite(func() {
 		// PodGroups are served for the gang spec; the other specs run the
 		// operator with the gate off, as by default.
 		testenv.WithPodGroups(),
+		// The routes guard, as the chart README installs it, and a test
+		// guard that refuses a routes policy naming "refuse-me", so that
+		// the operator meets a refusal of its own update.
+		testenv.WithRoutesGuard(workDir, refuseMarkedRoutes),
 	)
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})

@@ -73,6 +73,17 @@ profile-scheduler-validating-webhook
 {{- end }}
 
 {{/*
+Name of the MutatingAdmissionPolicy and binding that carry the ProfileRoutes:
+<fullname>-routes (profile-scheduler-routes for a release called
+profile-scheduler), so that two releases each have their own. The chart
+creates both, the ClusterRole names them, and the operator is told it with
+--routes-policy-name.
+*/}}
+{{- define "profile-scheduler.routesPolicyName" -}}
+{{- printf "%s-routes" (include "profile-scheduler.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
 How the webhook gets its serving certificate: certManager, selfSigned (the
 operator generates it) or secret (a Secret the user provides).
 */}}

@@ -79,6 +79,11 @@ func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Optio
 	if cp.Client, err = client.NewWithWatch(crCfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
+	// The routes policy, inert, as the installer creates it: the operator
+	// only updates it.
+	if err := testenv.InstallRoutesPolicy(context.Background(), cp.Client); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
 	return cp, nil
 }
 
