@@ -122,7 +122,7 @@ func TestCommandFlagNames(t *testing.T) {
 		"leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-retry-period",
 		"metrics-bind-address", "metrics-secure", "health-probe-bind-address", "pprof-bind-address", "contention-profiling",
 		"parallelism", "kube-api-qps", "kube-api-burst", "pod-initial-backoff", "pod-max-backoff",
-		"allow-default-scheduler", "bind-check", "extender-secrets-namespace", "enable-webhook", "webhook-port",
+		"allow-default-scheduler", "bind-check", "bind-arbiter", "extender-secrets-namespace", "enable-webhook", "webhook-port",
 		"webhook-cert-dir", "webhook-self-signed", "webhook-service-name", "webhook-service-namespace",
 		"webhook-configuration-name", "version", "feature-gates", "v", "vmodule",
 	} {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -30,6 +31,14 @@ type BindArbiter interface {
 }
 
 var _ BindArbiter = &scheduler.Arbiter{}
+
+// SetupBindArbiter serves arbiter at BindingWebhookPath of the manager's
+// webhook server, its refusals recorded as Events on the pods.
+func SetupBindArbiter(mgr manager.Manager, arbiter BindArbiter) {
+	mgr.GetWebhookServer().Register(BindingWebhookPath, &admission.Webhook{
+		Handler: &bindingValidator{arbiter: arbiter, recorder: mgr.GetEventRecorderFor("profile-scheduler-bind-arbiter")},
+	})
+}
 
 // bindingValidator is the bind arbiter's admission handler: it admits a
 // bind the arbiter admits, and refuses one it refuses with the arbiter's

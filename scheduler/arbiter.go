@@ -90,8 +90,10 @@ type Arbiter struct {
 }
 
 // NewArbiter builds the arbiter's check (upstream's default args for the
-// room-judging plugins). leading reports whether this replica leads.
-func (s *Scheduler) NewArbiter(ctx context.Context, leading func() bool) (*Arbiter, error) {
+// room-judging plugins), which lives as long as the scheduler. leading
+// reports whether this replica leads.
+func (s *Scheduler) NewArbiter(leading func() bool) (*Arbiter, error) {
+	ctx := klog.NewContext(s.ctx, klog.FromContext(s.ctx).WithValues("component", "bind-arbiter"))
 	cfg, err := arbiterProfile()
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ var _ = Describe("The bind arbiter", func() {
 		h = startScheduler()
 		leading.Store(true)
 		var err error
-		arb, err = h.sched.NewArbiter(context.Background(), leading.Load)
+		arb, err = h.sched.NewArbiter(leading.Load)
 		Expect(err).NotTo(HaveOccurred())
 	})
 	decide := func(pod, node string) scheduler.ArbiterDecision {

@@ -71,6 +71,11 @@ type Options struct {
 	// BindCheck checks each pod against its node just before binding it
 	// (scheduler.WithBindCheck).
 	BindCheck bool
+	// BindArbiter serves the bind arbiter at controllers.BindingWebhookPath
+	// of the webhook server (which it needs): every scheduler's binds,
+	// routed there by a webhook on pods/binding, are admitted only while
+	// their node has room (scheduler.Arbiter).
+	BindArbiter bool
 	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
 	OutOfTreeRegistry frameworkruntime.Registry
 	// PluginArgsValidators check the args of out-of-tree plugins, by name.
@@ -171,6 +176,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		scheduler.WithParallelism(o.Parallelism),
 		scheduler.WithPodBackoff(o.PodInitialBackoff, o.PodMaxBackoff),
 		scheduler.WithBindCheck(o.BindCheck),
+		scheduler.WithBindArbiter(o.BindArbiter),
 		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
 		scheduler.WithScenarioLimits(scheduler.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods}),
 	)
@@ -218,12 +224,31 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	if err := controllers.SetupReviews(mgr, sched, copts); err != nil {
 		return nil, fmt.Errorf("setting up reviews: %w", err)
 	}
+	elected := mgr.Elected()
+	if o.BindArbiter {
+		if o.Webhook == nil {
+			return nil, errors.New("--bind-arbiter needs the webhook server (--enable-webhook)")
+		}
+		// Only the leader judges: the binds admitted and not yet seen live
+		// in its process. A replica that does not lead admits.
+		arbiter, err := sched.NewArbiter(func() bool {
+			select {
+			case <-elected:
+				return true
+			default:
+				return false
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		controllers.SetupBindArbiter(mgr, arbiter)
+	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}
 	// A standby replica is ready; the leader once its informers have synced.
-	elected := mgr.Elected()
 	if err := mgr.AddReadyzCheck("scheduler", func(*http.Request) error {
 		select {
 		case <-elected:

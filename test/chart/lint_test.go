@@ -30,7 +30,8 @@ var valueSets = map[string][]string{
 	"scheduler knobs": {"--set", "scheduler.featureGates=SchedulerAsyncPreemption=true,scheduler.parallelism=32," +
 		"scheduler.kubeAPIQPS=100,scheduler.kubeAPIBurst=200,scheduler.podInitialBackoff=2s," +
 		"scheduler.podMaxBackoff=20s,scheduler.allowDefaultScheduler=true,scheduler.bindCheck=false,logVerbosity=4"},
-	"json logs": {"--set", "logFormat=json,logVerbosity=2"},
+	"json logs":    {"--set", "logFormat=json,logVerbosity=2"},
+	"bind arbiter": {"--set", "bindArbiter.enabled=true,bindArbiter.timeoutSeconds=2"},
 }
 
 func TestHelmLintAndTemplate(t *testing.T) {
@@ -59,6 +60,8 @@ func TestHelmTemplateRefusesBadValues(t *testing.T) {
 		"existing account without a name":  {"serviceAccount.create=false", "serviceAccount.name is required"},
 		"unknown log format":               {"logFormat=xml", "/logFormat': value must be one of 'text', 'json'"},
 		"servicemonitor without a service": {"serviceMonitor.enabled=true,metrics.service.enabled=false", "serviceMonitor.enabled needs metrics.service.enabled"},
+		"bind arbiter without a webhook":   {"bindArbiter.enabled=true,webhook.enabled=false", "bindArbiter.enabled needs webhook.enabled"},
+		"bind arbiter timeout too long":    {"bindArbiter.timeoutSeconds=60", "/bindArbiter/timeoutSeconds"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := helm(t, "template", releaseName, chartDir(t), "--namespace", namespace, "--set", c.set)
