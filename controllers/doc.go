@@ -108,16 +108,11 @@
 //
 // Serving certificates come from a cert-manager-like tool when the
 // deployment mounts them into the webhook's cert directory. When the
-// directory holds none, CertRotator (enabled by Options.Webhook.SelfSigned)
-// generates a self-signed CA and a serving certificate for the webhook
-// Service's DNS names, writes tls.crt and tls.key into the cert directory
-// (the webhook server reloads them), and merges its CA into the caBundle of
-// every webhook of the named ValidatingWebhookConfiguration. It renews both
-// when a third of their lifetime remains. Each replica has its own CA; none
-// replaces the bundle, each adds its CA when absent and drops expired or
-// unparseable certificates (the bundle is bounded), and checks again every
-// minute and after a rotation, so the API server trusts whichever replica
-// it reaches.
+// directory holds none, Options.Webhook.SelfSigned has setupWebhook run a
+// webhookcert.Rotator: a self-signed CA and serving certificate for the
+// webhook Service's DNS names, renewed before they expire, the CA merged
+// into the caBundle of every webhook of the named
+// ValidatingWebhookConfiguration by each replica.
 //
 // # Scheduling reviews
 //

@@ -29,6 +29,7 @@ import (
 
 	schedulingv1alpha1 "github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -193,10 +194,12 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 			ns = podNamespace()
 		}
 		copts.Webhook = &controllers.WebhookOptions{
-			SelfSigned:        w.SelfSigned,
-			CertDir:           w.CertDir,
-			ConfigurationName: w.ConfigurationName,
-			IPs:               w.IPs,
+			SelfSigned: w.SelfSigned,
+			Options: webhookcert.Options{
+				CertDir:           w.CertDir,
+				ConfigurationName: w.ConfigurationName,
+				IPs:               w.IPs,
+			},
 		}
 		if w.ServiceName != "" {
 			copts.Webhook.DNSNames = []string{
