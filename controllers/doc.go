@@ -45,12 +45,12 @@
 // names a plugin in neither registry (UnknownPlugin, naming
 // spec.pluginConfig[i].name: upstream would silently ignore its args) and
 // out-of-tree args their validator rejects (InvalidPluginArgs).
-// RegisterPluginArgs registers the typed args of an out-of-tree plugin in
-// upstream's scheduler configuration scheme, so they are decoded strictly
-// and defaulted as in-tree args are. Args for a registered plugin that the
-// generation does not run are accepted, as upstream does, and named by
-// unusedPluginConfig in the Ready message and a UnusedPluginConfig Warning
-// event.
+// The typed args of out-of-tree plugins are registered in upstream's
+// scheduler configuration scheme by package pluginargs, so they are
+// decoded strictly and defaulted as in-tree args are. Args for a
+// registered plugin that the generation does not run are accepted, as
+// upstream does, and named by unusedPluginConfig in the Ready message and a
+// UnusedPluginConfig Warning event.
 //
 // The ExtenderConfig reconciler validates an extender, builds the upstream
 // HTTP extender from it to prove its TLS material loads, and writes its own
