@@ -35,8 +35,8 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	internaloperator "github.com/profile-scheduler/profile-scheduler/internal/operator"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -83,7 +83,7 @@ var _ = BeforeSuite(func() {
 	suiteCtx, cancelAll = context.WithCancel(context.Background())
 
 	var err error
-	env, cfg, err = testenv.Start()
+	env, cfg, err = controlplane.Start()
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
@@ -247,7 +247,7 @@ func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfig
 // the 500m pods that specs bind and leave (envtest has no kubelet, so a
 // bound pod stays), whatever order the specs run in.
 func createNode(name string, labels map[string]string, taints []corev1.Taint) {
-	node := testenv.Node(name, corev1.ResourceList{
+	node := controlplane.Node(name, corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("64Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
@@ -256,7 +256,7 @@ func createNode(name string, labels map[string]string, taints []corev1.Taint) {
 		node.Labels[k] = v
 	}
 	node.Spec.Taints = taints
-	Expect(testenv.CreateReadyNode(suiteCtx, k8s, node)).To(Succeed())
+	Expect(controlplane.CreateReadyNode(suiteCtx, k8s, node)).To(Succeed())
 }
 
 // createNamespace creates a namespace for one spec's pods.
@@ -393,7 +393,7 @@ func readyMessage(sp *v1alpha1.SchedulerProfile) string {
 }
 
 func repoPath(parts ...string) string {
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	return filepath.Join(append([]string{root}, parts...)...)
 }

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // The suite runs one control plane (no CRDs: the rotators write a
@@ -40,7 +40,7 @@ var _ = BeforeSuite(func() {
 		cfg *rest.Config
 		err error
 	)
-	env, cfg, err = testenv.Start(testenv.WithCRDs([]*apiextensionsv1.CustomResourceDefinition{}))
+	env, cfg, err = controlplane.Start(controlplane.WithCRDs([]*apiextensionsv1.CustomResourceDefinition{}))
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
 	Expect(err).NotTo(HaveOccurred())

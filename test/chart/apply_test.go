@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // One control plane for the package, started by the first test that needs it.
@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 func cluster(t *testing.T) client.Client {
 	t.Helper()
 	envOnce.Do(func() {
-		e, restCfg, err := testenv.Start(testenv.WithAPIServerArg("enable-aggregator-routing", "true"))
+		e, restCfg, err := controlplane.Start(controlplane.WithAPIServerArg("enable-aggregator-routing", "true"))
 		if err != nil {
 			envErr = err
 			return

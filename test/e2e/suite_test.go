@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/operator"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
@@ -64,13 +65,13 @@ var _ = BeforeSuite(func() {
 	policy := filepath.Join(workDir, "audit-policy.yaml")
 	Expect(os.WriteFile(policy, []byte(auditPolicy), 0o600)).To(Succeed())
 	auditPath = filepath.Join(workDir, "audit.log")
-	env, cfg, err = testenv.Start(
-		testenv.WithAPIServerArg("audit-policy-file", policy),
-		testenv.WithAPIServerArg("audit-log-path", auditPath),
-		testenv.WithAPIServerArg("audit-log-mode", "blocking"),
+	env, cfg, err = controlplane.Start(
+		controlplane.WithAPIServerArg("audit-policy-file", policy),
+		controlplane.WithAPIServerArg("audit-log-path", auditPath),
+		controlplane.WithAPIServerArg("audit-log-mode", "blocking"),
 		// PodGroups are served for the gang spec; the other specs run the
 		// operator with the gate off, as by default.
-		testenv.WithPodGroups(),
+		controlplane.WithPodGroups(),
 	)
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})
@@ -182,7 +183,7 @@ func buildTool(name, pkg string) string {
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
-	dir, err := testenv.RepoRoot()
+	dir, err := controlplane.RepoRoot()
 	if !strings.HasPrefix(pkg, ".") {
 		dir, err = testenv.TestModuleRoot()
 	}
