@@ -37,6 +37,11 @@
 // review's draft profile included) and the webhook turn a reference into an
 // upstream extender through one function, resolveExtender (extender.go).
 //
+// This reconciler is the shape a new one copies: a scope for the object
+// being reconciled, named phases run by runPhases, status computed by a
+// pure function in its *_status.go (table-tested without an API server)
+// and written once, from a defer.
+//
 // # Plugins
 //
 // Plugins (plugins.go) is what the controllers know of the scheduler's
