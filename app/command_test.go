@@ -99,10 +99,22 @@ func TestImageBinaryLinksNoTestFramework(t *testing.T) {
 		g.Expect(dep).NotTo(Or(
 			HavePrefix("sigs.k8s.io/controller-runtime/pkg/envtest"),
 			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/testenv"),
+			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/controlplane"),
 			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/local"),
 			HavePrefix("github.com/profile-scheduler/profile-scheduler/app/local"),
 		))
 	}
+}
+
+// The local binary starts its control plane through internal/controlplane
+// and links none of the tests' fixtures (internal/testenv).
+func TestLocalBinaryLinksNoTestFixtures(t *testing.T) {
+	g := NewWithT(t)
+	out, err := exec.Command("go", "list", "-deps", "github.com/profile-scheduler/profile-scheduler/cmd/profile-scheduler-local").CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), string(out))
+	deps := strings.Fields(string(out))
+	g.Expect(deps).To(ContainElement("github.com/profile-scheduler/profile-scheduler/internal/controlplane"))
+	g.Expect(deps).NotTo(ContainElement(HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/testenv")))
 }
 
 // Without package app/local, --local says what the binary lacks.

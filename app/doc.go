@@ -7,6 +7,11 @@
 // ExtenderConfig controllers, the admission webhook, metrics, probes and
 // local mode).
 //
+// flags.go is the shape a new flag copies: flags in a named flag set of
+// their concern (cliflag.NamedFlagSets, as kube-scheduler's
+// cmd/kube-scheduler/app/options), logging configured through logsapi and
+// feature gates through --feature-gates, never klog's legacy flags.
+//
 // The repository's main.go is app.Main() with no option. A binary with
 // plugins of its own passes options:
 //

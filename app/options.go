@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
-	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 )
 
 // Option adds out-of-tree plugins, and what the operator needs to know
@@ -31,7 +31,7 @@ type plugins struct {
 }
 
 type argsValidator struct {
-	validate controllers.ArgsValidator
+	validate pluginargs.Validator
 	// typ is the args type the validator takes.
 	typ reflect.Type
 }
@@ -66,7 +66,7 @@ func WithPlugin(name string, factory frameworkruntime.PluginFactory) Option {
 		if factory == nil {
 			return fmt.Errorf("plugin %q: nil factory", name)
 		}
-		if controllers.InTree(name) {
+		if pluginargs.InTree(name) {
 			return fmt.Errorf("plugin %q: an in-tree plugin is already registered under that name", name)
 		}
 		if _, ok := p.registry[name]; ok {
@@ -191,19 +191,19 @@ func apply(opts []Option) (*plugins, error) {
 // per run of the command.
 func (p *plugins) register() error {
 	for _, add := range p.schemes {
-		if err := controllers.AddPluginScheme(add); err != nil {
+		if err := pluginargs.AddScheme(add); err != nil {
 			return err
 		}
 	}
 	for _, name := range sortedKeys(p.args) {
 		a := p.args[name]
-		if err := controllers.RegisterPluginArgs(name, a.obj, a.defaults); err != nil {
+		if err := pluginargs.Register(name, a.obj, a.defaults); err != nil {
 			return err
 		}
 	}
 	var errs []error
 	for _, name := range sortedKeys(p.validators) {
-		want := controllers.SchemeArgsType(name)
+		want := pluginargs.SchemeType(name)
 		if want == nil {
 			a, ok := p.args[name]
 			if !ok {
@@ -221,8 +221,8 @@ func (p *plugins) register() error {
 
 // validators are the args validators by plugin name, as the controllers
 // take them.
-func (p *plugins) argsValidators() map[string]controllers.ArgsValidator {
-	out := make(map[string]controllers.ArgsValidator, len(p.validators))
+func (p *plugins) argsValidators() map[string]pluginargs.Validator {
+	out := make(map[string]pluginargs.Validator, len(p.validators))
 	for name, v := range p.validators {
 		out[name] = v.validate
 	}

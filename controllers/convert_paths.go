@@ -9,6 +9,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 )
 
 // Refusals that upstream gives without the field at fault, given here
@@ -54,7 +55,7 @@ func (p Plugins) checkPluginNames(sp *v1alpha1.SchedulerProfile) *Refusal {
 // suggest is ", did you mean "X"?" for the known plugin closest to name,
 // when one is close enough to be a misspelling of it.
 func (p Plugins) suggest(name string) string {
-	candidates := append(sortedInTree(), p.OutOfTree...)
+	candidates := append(pluginargs.InTreeNames(), p.OutOfTree...)
 	best, bestDistance := "", 4
 	for _, c := range candidates {
 		if d := editDistance(name, c); d < bestDistance {
@@ -65,12 +66,6 @@ func (p Plugins) suggest(name string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func sortedInTree() []string {
-	names := inTreeNames().UnsortedList()
-	slices.Sort(names)
-	return names
 }
 
 // editDistance is the Levenshtein distance of a and b.

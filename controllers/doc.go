@@ -37,6 +37,11 @@
 // review's draft profile included) and the webhook turn a reference into an
 // upstream extender through one function, resolveExtender (extender.go).
 //
+// This reconciler is the shape a new one copies: a scope for the object
+// being reconciled, named phases run by runPhases, status computed by a
+// pure function in its *_status.go (table-tested without an API server)
+// and written once, from a defer.
+//
 // # Plugins
 //
 // Plugins (plugins.go) is what the controllers know of the scheduler's
@@ -45,12 +50,12 @@
 // names a plugin in neither registry (UnknownPlugin, naming
 // spec.pluginConfig[i].name: upstream would silently ignore its args) and
 // out-of-tree args their validator rejects (InvalidPluginArgs).
-// RegisterPluginArgs registers the typed args of an out-of-tree plugin in
-// upstream's scheduler configuration scheme, so they are decoded strictly
-// and defaulted as in-tree args are. Args for a registered plugin that the
-// generation does not run are accepted, as upstream does, and named by
-// unusedPluginConfig in the Ready message and a UnusedPluginConfig Warning
-// event.
+// The typed args of out-of-tree plugins are registered in upstream's
+// scheduler configuration scheme by package pluginargs, so they are
+// decoded strictly and defaulted as in-tree args are. Args for a
+// registered plugin that the generation does not run are accepted, as
+// upstream does, and named by unusedPluginConfig in the Ready message and a
+// UnusedPluginConfig Warning event.
 //
 // The ExtenderConfig reconciler validates an extender, builds the upstream
 // HTTP extender from it to prove its TLS material loads, and writes its own
@@ -108,16 +113,11 @@
 //
 // Serving certificates come from a cert-manager-like tool when the
 // deployment mounts them into the webhook's cert directory. When the
-// directory holds none, CertRotator (enabled by Options.Webhook.SelfSigned)
-// generates a self-signed CA and a serving certificate for the webhook
-// Service's DNS names, writes tls.crt and tls.key into the cert directory
-// (the webhook server reloads them), and merges its CA into the caBundle of
-// every webhook of the named ValidatingWebhookConfiguration. It renews both
-// when a third of their lifetime remains. Each replica has its own CA; none
-// replaces the bundle, each adds its CA when absent and drops expired or
-// unparseable certificates (the bundle is bounded), and checks again every
-// minute and after a rotation, so the API server trusts whichever replica
-// it reaches.
+// directory holds none, Options.Webhook.SelfSigned has setupWebhook run a
+// webhookcert.Rotator: a self-signed CA and serving certificate for the
+// webhook Service's DNS names, renewed before they expire, the CA merged
+// into the caBundle of every webhook of the named
+// ValidatingWebhookConfiguration by each replica.
 //
 // # Scheduling reviews
 //

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 )
 
 // TestResolveExtender checks the reads behind resolveExtender, which the
@@ -23,7 +24,7 @@ import (
 // a missing Secret is a refusal, a failed read is an error naming what it
 // read.
 func TestResolveExtender(t *testing.T) {
-	caPEM, _, _, _, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
+	caPEM, _, _, _, err := webhookcert.Generate(time.Now(), time.Hour, []string{"localhost"}, nil)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	scheme := runtime.NewScheme()
 	NewWithT(t).Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 )
 
 // upstreamExtenderCase is one case of TestUpstreamExtender;
@@ -58,7 +59,7 @@ func upstreamExtenderCases(caPEM, certPEM, keyPEM []byte) []upstreamExtenderCase
 }
 
 func TestUpstreamExtender(t *testing.T) {
-	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
+	caPEM, _, certPEM, keyPEM, err := webhookcert.Generate(time.Now(), time.Hour, []string{"localhost"}, nil)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	for _, tt := range upstreamExtenderCases(caPEM, certPEM, keyPEM) {
 		t.Run(tt.name, func(t *testing.T) {

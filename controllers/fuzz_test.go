@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 )
 
 // The fuzz targets feed the conversion of SchedulerProfiles and of
@@ -100,7 +101,7 @@ func FuzzConvertProfile(f *testing.F) {
 }
 
 func FuzzResolveExtender(f *testing.F) {
-	caPEM, _, certPEM, keyPEM, err := generateCerts(time.Now(), time.Hour, []string{"localhost"}, nil)
+	caPEM, _, certPEM, keyPEM, err := webhookcert.Generate(time.Now(), time.Hour, []string{"localhost"}, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 )
 
 // Out-of-tree plugins of the suite's scheduler, beside SecondSort:
@@ -84,10 +84,10 @@ func newBroken(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) 
 
 // outOfTree is the suite scheduler's out-of-tree registry and the
 // validators of their args; operator.New tells the controllers about both.
-func outOfTree() (frameworkruntime.Registry, map[string]controllers.ArgsValidator) {
-	Expect(controllers.RegisterPluginArgs(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
+func outOfTree() (frameworkruntime.Registry, map[string]pluginargs.Validator) {
+	Expect(pluginargs.Register(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
 	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken}
-	return r, map[string]controllers.ArgsValidator{pinNodeName: validatePinNode}
+	return r, map[string]pluginargs.Validator{pinNodeName: validatePinNode}
 }
 
 func scoreOnly(name string) *v1alpha1.Plugins {

@@ -16,10 +16,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 )
 
 // tieredArgs are the typed args of the test plugin "Tiered", registered
-// with RegisterPluginArgs in init.
+// with pluginargs.Register in init.
 type tieredArgs struct {
 	metav1.TypeMeta `json:",inline"`
 	Tier            string `json:"tier"`
@@ -37,7 +38,7 @@ func (a *tieredArgs) DeepCopyObject() runtime.Object {
 const tieredName = "Tiered"
 
 func init() {
-	if err := RegisterPluginArgs(tieredName, &tieredArgs{}, func(o runtime.Object) {
+	if err := pluginargs.Register(tieredName, &tieredArgs{}, func(o runtime.Object) {
 		a := o.(*tieredArgs)
 		if a.Max == nil {
 			a.Max = ptr.To[int32](10)
@@ -59,7 +60,7 @@ func validateTiered(path *field.Path, o runtime.Object) error {
 	return errs.ToAggregate()
 }
 
-var testPlugins = Plugins{OutOfTree: []string{tieredName, "Plain"}, Validators: map[string]ArgsValidator{tieredName: validateTiered}}
+var testPlugins = Plugins{OutOfTree: []string{tieredName, "Plain"}, Validators: map[string]pluginargs.Validator{tieredName: validateTiered}}
 
 func enableTiered(spec v1alpha1.SchedulerProfileSpec) v1alpha1.SchedulerProfileSpec {
 	spec.Plugins = &v1alpha1.Plugins{Score: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: tieredName, Weight: ptr.To[int32](2)}}}}
@@ -173,38 +174,6 @@ func TestPluginConfig(t *testing.T) {
 		})
 	}
 }
-
-func TestRegisterPluginArgs(t *testing.T) {
-	tests := []struct {
-		name string
-		obj  runtime.Object
-		as   string
-		err  string
-	}{
-		{name: "the same type again", obj: &tieredArgs{}, as: tieredName},
-		{name: "another type under a registered name", obj: &otherTieredArgs{}, as: tieredName, err: `kind TieredArgs is already registered as *controllers.tieredArgs`},
-		{name: "an in-tree plugin's name", obj: &otherTieredArgs{}, as: "NodeResourcesFit", err: `plugin args for "NodeResourcesFit": an in-tree plugin has that name`},
-		{name: "an empty name", obj: &otherTieredArgs{}, as: "", err: "empty plugin name"},
-		{name: "a nil type", obj: nil, as: "Nil", err: "nil args type"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			err := RegisterPluginArgs(tt.as, tt.obj, nil)
-			if tt.err == "" {
-				g.Expect(err).NotTo(HaveOccurred())
-				return
-			}
-			g.Expect(err).To(MatchError(ContainSubstring(tt.err)))
-		})
-	}
-}
-
-type otherTieredArgs struct {
-	metav1.TypeMeta `json:",inline"`
-}
-
-func (a *otherTieredArgs) DeepCopyObject() runtime.Object { c := *a; return &c }
 
 func TestUnusedPluginConfig(t *testing.T) {
 	running := &config.Plugins{

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // Routes act inside kube-apiserver: every spec creates pods through the
@@ -266,7 +266,7 @@ var _ = Describe("ProfileRoute's policy, which the installer creates", func() {
 			Should(Equal("default-scheduler "), "no policy, no routing")
 
 		By("the installer restores it: the operator writes the routes over it")
-		Expect(testenv.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
+		Expect(controlplane.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
 		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: "gone-" + id}, pr)).To(Succeed())
 		pr.Spec.Priority = 2
 		Expect(k8s.Update(suiteCtx, pr)).To(Succeed())

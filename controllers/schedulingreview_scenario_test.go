@@ -17,14 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // poolNode is a ready node of pool (labelled and tainted pool=NAME, so that
 // only the pods of onPool(pool) go there) with cpu CPUs, 2Gi per CPU and
 // 110 pods.
 func poolNode(name, pool string, cpu int64, labels map[string]string) *corev1.Node {
-	node := testenv.Node(name, corev1.ResourceList{
+	node := controlplane.Node(name, corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewQuantity(cpu, resource.DecimalSI),
 		corev1.ResourceMemory: *resource.NewQuantity(cpu*2<<30, resource.BinarySI),
 		corev1.ResourcePods:   resource.MustParse("110"),
@@ -39,7 +39,7 @@ func poolNode(name, pool string, cpu int64, labels map[string]string) *corev1.No
 
 func createPoolNode(node *corev1.Node) {
 	GinkgoHelper()
-	Expect(testenv.CreateReadyNode(suiteCtx, k8s, node.DeepCopy())).To(Succeed())
+	Expect(controlplane.CreateReadyNode(suiteCtx, k8s, node.DeepCopy())).To(Succeed())
 	DeferCleanup(func() {
 		Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}))).To(Succeed())
 	})

@@ -35,8 +35,8 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	internaloperator "github.com/profile-scheduler/profile-scheduler/internal/operator"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -85,12 +85,12 @@ var _ = BeforeSuite(func() {
 	var err error
 	// The routes guard runs as a cluster administrator would install it,
 	// so every policy the operator writes passes it.
-	env, cfg, err = testenv.Start(testenv.WithRoutesGuard(GinkgoT().TempDir()))
+	env, cfg, err = controlplane.Start(controlplane.WithRoutesGuard(GinkgoT().TempDir()))
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	// The installer's routes policy, inert until the operator writes it.
-	Expect(testenv.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
+	Expect(controlplane.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
 
 	Expect(k8s.Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretsNamespace}})).To(Succeed())
 	for i := 1; i <= 3; i++ {
@@ -251,7 +251,7 @@ func testWebhookConfiguration() *admissionregistrationv1.ValidatingWebhookConfig
 // the 500m pods that specs bind and leave (envtest has no kubelet, so a
 // bound pod stays), whatever order the specs run in.
 func createNode(name string, labels map[string]string, taints []corev1.Taint) {
-	node := testenv.Node(name, corev1.ResourceList{
+	node := controlplane.Node(name, corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("64Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
@@ -260,7 +260,7 @@ func createNode(name string, labels map[string]string, taints []corev1.Taint) {
 		node.Labels[k] = v
 	}
 	node.Spec.Taints = taints
-	Expect(testenv.CreateReadyNode(suiteCtx, k8s, node)).To(Succeed())
+	Expect(controlplane.CreateReadyNode(suiteCtx, k8s, node)).To(Succeed())
 }
 
 // createNamespace creates a namespace for one spec's pods.
@@ -397,7 +397,7 @@ func readyMessage(sp *v1alpha1.SchedulerProfile) string {
 }
 
 func repoPath(parts ...string) string {
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	return filepath.Join(append([]string{root}, parts...)...)
 }

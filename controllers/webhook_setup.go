@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 )
 
 // defaultWebhookConfigurationName is the ValidatingWebhookConfiguration
@@ -20,26 +20,13 @@ const defaultWebhookConfigurationName = "profile-scheduler-validating-webhook"
 // WebhookOptions configures the validating webhook.
 type WebhookOptions struct {
 	// SelfSigned makes the operator generate and rotate its own serving
-	// certificate when the cert directory holds none it did not generate.
+	// certificate (webhookcert.Rotator) when the cert directory holds none
+	// it did not generate.
 	SelfSigned bool
-	// CertDir holds tls.crt and tls.key. Empty means the webhook server's.
-	CertDir string
-	// ConfigurationName is the ValidatingWebhookConfiguration whose
-	// caBundle a self-signed CA is written to; empty means
-	// defaultWebhookConfigurationName.
-	ConfigurationName string
-	// DNSNames and IPs the serving certificate is valid for, for example
-	// the Service's "<svc>.<namespace>.svc".
-	DNSNames []string
-	IPs      []net.IP
-	// Validity of generated certificates; 0 means one year. They are
-	// renewed when a third of it remains.
-	Validity time.Duration
-	// CheckInterval between renewal checks; 0 means one hour.
-	CheckInterval time.Duration
-	// ResyncInterval between checks that the caBundle still trusts this
-	// replica's CA; 0 means one minute.
-	ResyncInterval time.Duration
+	// Options are the certificates' (webhookcert.Options); here an empty
+	// CertDir means the webhook server's, and an empty ConfigurationName
+	// means defaultWebhookConfigurationName.
+	webhookcert.Options
 }
 
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
@@ -49,7 +36,7 @@ type WebhookOptions struct {
 // ProfileWebhookPath and ev at ExtenderWebhookPath and, with
 // opts.SelfSigned, makes sure serving certificates exist before the server
 // starts and keeps them fresh. The CA is merged into every webhook of the
-// one configuration (PatchCABundle), so both are trusted alike.
+// one configuration (Rotator.PatchCABundle), so both are trusted alike.
 func setupWebhook(mgr ctrl.Manager, pv *profileValidator, ev *extenderValidator, opts WebhookOptions) error {
 	srv := mgr.GetWebhookServer()
 	if opts.CertDir == "" {
@@ -64,7 +51,7 @@ func setupWebhook(mgr ctrl.Manager, pv *profileValidator, ev *extenderValidator,
 		opts.ConfigurationName = defaultWebhookConfigurationName
 	}
 	if opts.SelfSigned {
-		rot := &CertRotator{Client: mgr.GetClient(), Options: opts}
+		rot := &webhookcert.Rotator{Client: mgr.GetClient(), Options: opts.Options}
 		if err := rot.Ensure(time.Now()); err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -57,7 +57,7 @@ func TestScheduler(t *testing.T) {
 var _ = BeforeSuite(func() {
 	// Pod groups (gang_test.go) need scheduling.k8s.io/v1beta1 served;
 	// the other specs do not see the difference.
-	e, cfg, err := testenv.Start(testenv.WithPodGroups())
+	e, cfg, err := controlplane.Start(controlplane.WithPodGroups())
 	Expect(err).NotTo(HaveOccurred())
 	env = e
 	restCfg = rest.CopyConfig(cfg)
@@ -218,7 +218,7 @@ func withLabels(kv ...string) nodeOption {
 // createNode creates a ready node with the given allocatable cpu and memory.
 func createNode(name, cpu, memory string, opts ...nodeOption) *v1.Node {
 	GinkgoHelper()
-	n := testenv.Node(name, v1.ResourceList{
+	n := controlplane.Node(name, v1.ResourceList{
 		v1.ResourceCPU:    resource.MustParse(cpu),
 		v1.ResourceMemory: resource.MustParse(memory),
 		v1.ResourcePods:   resource.MustParse("110"),
@@ -226,7 +226,7 @@ func createNode(name, cpu, memory string, opts ...nodeOption) *v1.Node {
 	for _, o := range opts {
 		o(n)
 	}
-	Expect(testenv.CreateReadyNode(context.Background(), nodes, n)).To(Succeed())
+	Expect(controlplane.CreateReadyNode(context.Background(), nodes, n)).To(Succeed())
 	return n
 }
 

@@ -28,9 +28,9 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/app"
 	"github.com/profile-scheduler/profile-scheduler/config"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
 	"github.com/profile-scheduler/profile-scheduler/internal/operator"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 func init() {
@@ -47,7 +47,7 @@ const (
 // applies the samples. A start that fails half way stops what it started.
 func Start(ctx context.Context, o app.LocalOptions) (*app.LocalControlPlane, error) {
 	logger := klog.FromContext(ctx)
-	base, err := testenv.RepoRoot()
+	base, err := controlplane.RepoRoot()
 	if err != nil {
 		if base, err = os.Getwd(); err != nil {
 			return nil, err
@@ -60,18 +60,18 @@ func Start(ctx context.Context, o app.LocalOptions) (*app.LocalControlPlane, err
 	if assets == "" {
 		assets = filepath.Join(base, "bin", "k8s")
 	}
-	if err := testenv.CheckAssets(assets); err != nil {
+	if err := controlplane.CheckAssets(assets); err != nil {
 		return nil, missingAssets(assets, err)
 	}
 	crds, err := local.CRDs(sub(config.CRDs, "crd/bases"))
 	if err != nil {
 		return nil, fmt.Errorf("local mode's CRDs: %w", err)
 	}
-	envOpts := []testenv.Option{testenv.WithAssets(assets), testenv.WithCRDs(crds)}
+	envOpts := []controlplane.Option{controlplane.WithAssets(assets), controlplane.WithCRDs(crds)}
 	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
 		// The scheduler watches PodGroups: the API server serves them.
 		logger.Info("GenericWorkload is on: the control plane serves scheduling.k8s.io/v1beta1 (Workload, PodGroup)")
-		envOpts = append(envOpts, testenv.WithPodGroups())
+		envOpts = append(envOpts, controlplane.WithPodGroups())
 	}
 	logger.Info("Starting local control plane", "assets", assets)
 	cluster, err := local.Start(filepath.Join(base, o.Dir, "kubeconfig"), envOpts...)

@@ -1,18 +1,31 @@
 // Command kubectl-sp is a kubectl plugin that asks profile-scheduler where a
-// pod would go and why, through SchedulingReview objects:
+// pod would go and why, through SchedulingReview objects, and which profile
+// a new pod would be routed to:
 //
-//	kubectl sp explain POD [-n NS] [--profile NAME | -f draft.yaml] [-o table|yaml|json|name|jsonpath=...|go-template=...]
-//	kubectl sp what-if -f draft.yaml [--scheduler-name NAME] [-o ...]
+//	kubectl sp explain POD | podgroup/NAME [-n NS] [--profile NAME | -f draft.yaml] [-o table|yaml|json|name|jsonpath=...|go-template=...]
+//	kubectl sp what-if -f draft.yaml | --profile NAME [--scheduler-name NAME] [--add-nodes NODE=COUNT] [--drain SELECTOR] [--pods pod.yaml --replicas N] [--min-nodes NODE --max N] [--report-by LABEL] [-o ...]
+//	kubectl sp route [-n NS] [-l key=value,...] [--scheduler-name NAME] [--operator-namespace NS]
 //
-// Each command creates a review in the namespace, waits until the operator
-// answered it, prints the answer and deletes the review. It is built on
-// kubectl's cli-runtime: its connection flags (--kubeconfig, --context, -n,
-// ...), its printers for -o (apiVersion and kind set from the scheme,
-// managedFields hidden unless --show-managed-fields), its tab writer for the
-// tables; -f is decoded strictly through the scheme (group, version and kind
-// checked, an unknown field named). It exits 0 when the
-// review was answered, 1 on any error (printed on stderr), including a review
-// the operator could not answer.
+// explain and what-if create a review in the namespace, wait until the
+// operator answered it, print the answer and delete the review. route reads
+// the ProfileRoutes, the SchedulerProfiles and the namespace, and decides
+// with the operator's own routing table (internal/routing); it creates
+// nothing. The plugin is built on kubectl's cli-runtime: its connection
+// flags (--kubeconfig, --context, -n, ...), its printers for -o
+// (apiVersion and kind set from the scheme, managedFields hidden unless
+// --show-managed-fields), its tab writer for the tables; -f is decoded
+// strictly through the scheme (group, version and kind checked, an unknown
+// field named). It exits 0 when the question was answered, 1 on any error
+// (printed on stderr), including a review the operator could not answer.
+//
+// Layout: one file per command (explain.go, whatif.go, route.go), each an
+// options struct whose Complete, Validate and Run the command's RunE
+// calls in turn, as kubectl's commands and k8s.io/sample-cli-plugin do:
+// Complete fills the options from args and flags (the printer of -o),
+// Validate checks them, Run reads files, asks and prints. review.go holds
+// what explain and what-if share (flags, draft decoding, creating and
+// waiting for the review), scenario.go what-if's capacity flags, render.go
+// the tables.
 //
 // Install it with `go install github.com/profile-scheduler/profile-scheduler/cmd/kubectl-sp@latest`
 // or `make build` (bin/kubectl-sp), with the binary on PATH.

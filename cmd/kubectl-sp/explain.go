@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,8 +12,15 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
+// explainOptions are the options of `kubectl sp explain`.
+type explainOptions struct {
+	reviewOptions
+	// target is the argument: POD, pod/POD or podgroup/NAME.
+	target string
+}
+
 func newExplainCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &reviewOptions{flags: flags, streams: streams}
+	o := &explainOptions{reviewOptions: reviewOptions{flags: flags, streams: streams}}
 	cmd := &cobra.Command{
 		Use:   "explain POD | podgroup/NAME",
 		Short: "Explain where a pod would be scheduled, node by node and plugin by plugin",
@@ -42,27 +50,50 @@ names another SchedulerProfile, -f a draft profile that is never applied.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
+			if err := o.Complete(args); err != nil {
 				return err
 			}
-			spec := v1alpha1.SchedulingReviewSpec{Profile: o.profile}
-			if err := explainTarget(args[0], &spec); err != nil {
+			if err := o.Validate(); err != nil {
 				return err
 			}
-			if o.file != "" {
-				draft, _, err := o.draft()
-				if err != nil {
-					return err
-				}
-				spec.ProfileSpec = draft
-			}
-			return o.run(cmd.Context(), spec, "explain-", func(sr *v1alpha1.SchedulingReview) error {
-				return renderExplain(o.streams.Out, sr)
-			})
+			return o.Run(cmd.Context())
 		},
 	}
 	o.addFlags(cmd)
 	return cmd
+}
+
+// Complete takes the pod or pod group from args and the printer from -o.
+func (o *explainOptions) Complete(args []string) error {
+	o.target = args[0]
+	return o.complete()
+}
+
+// Validate checks the shared flags, then that the target names a pod or a
+// pod group.
+func (o *explainOptions) Validate() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	return explainTarget(o.target, &v1alpha1.SchedulingReviewSpec{})
+}
+
+// Run asks the review (the draft of -f read first) and prints the answer.
+func (o *explainOptions) Run(ctx context.Context) error {
+	spec := v1alpha1.SchedulingReviewSpec{Profile: o.profile}
+	if err := explainTarget(o.target, &spec); err != nil {
+		return err
+	}
+	if o.file != "" {
+		draft, _, err := o.draft()
+		if err != nil {
+			return err
+		}
+		spec.ProfileSpec = draft
+	}
+	return o.ask(ctx, spec, "explain-", func(sr *v1alpha1.SchedulingReview) error {
+		return renderExplain(o.streams.Out, sr)
+	})
 }
 
 // explainTarget sets the pod (POD or pod/POD) or the pod group

@@ -54,7 +54,8 @@ func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 // tableOutput is the -o of the command's own table.
 const tableOutput = "table"
 
-func (o *reviewOptions) validate() error {
+// complete takes the printer of -o: nil for the table.
+func (o *reviewOptions) complete() error {
 	o.printer = nil
 	format := *o.print.OutputFormat
 	// As kubectl does, --template without -o means -o go-template.
@@ -70,6 +71,11 @@ func (o *reviewOptions) validate() error {
 		}
 		o.printer = p
 	}
+	return nil
+}
+
+// validate checks the flags explain and what-if share.
+func (o *reviewOptions) validate() error {
 	if o.file != "" && o.profile != "" {
 		return errors.New("--profile and --filename: give at most one")
 	}
@@ -114,9 +120,9 @@ func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, string, error) 
 	return &sp.Spec, sp.Name, nil
 }
 
-// run creates a review with spec, waits for its answer, prints it with
+// ask creates a review with spec, waits for its answer, prints it with
 // printTable (table output) or with -o's printer, and deletes it.
-func (o *reviewOptions) run(ctx context.Context, spec v1alpha1.SchedulingReviewSpec, prefix string, printTable func(*v1alpha1.SchedulingReview) error) error {
+func (o *reviewOptions) ask(ctx context.Context, spec v1alpha1.SchedulingReviewSpec, prefix string, printTable func(*v1alpha1.SchedulingReview) error) error {
 	cfg, err := o.flags.ToRESTConfig()
 	if err != nil {
 		return err

@@ -44,7 +44,7 @@ func options(t *testing.T, args ...string) *reviewOptions {
 func printed(t *testing.T, args ...string) string {
 	t.Helper()
 	o := options(t, args...)
-	if err := o.validate(); err != nil {
+	if err := o.complete(); err != nil {
 		t.Fatal(err)
 	}
 	if o.printer == nil {
@@ -95,7 +95,7 @@ func TestOutputFormats(t *testing.T) {
 
 	for _, args := range [][]string{nil, {"-o", "table"}} {
 		o := options(t, args...)
-		if err := o.validate(); err != nil {
+		if err := o.complete(); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
 		if o.printer != nil {

@@ -27,6 +27,9 @@ type routeOptions struct {
 	selector          string
 	schedulerName     string
 	operatorNamespace string
+
+	// podLabels are the new pod's labels, parsed from --selector.
+	podLabels labels.Set
 }
 
 func newRouteCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -49,7 +52,13 @@ Ready (kubectl get profileroutes).`,
   kubectl sp route -n batch --scheduler-name legacy`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context())
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
 		},
 	}
 	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "Labels of the new pod, key=value,...")
@@ -59,11 +68,23 @@ Ready (kubectl get profileroutes).`,
 	return cmd
 }
 
-func (o *routeOptions) run(ctx context.Context) error {
+// Complete parses --selector into the new pod's labels.
+func (o *routeOptions) Complete() error {
 	podLabels, err := labels.ConvertSelectorToLabelsMap(o.selector)
 	if err != nil {
 		return fmt.Errorf("--selector: %w", err)
 	}
+	o.podLabels = podLabels
+	return nil
+}
+
+// Validate has nothing to check: every flag is optional and any
+// combination asks a question (Complete parsed the selector).
+func (o *routeOptions) Validate() error { return nil }
+
+// Run reads the namespace, the routes and the profiles, decides as the
+// operator's policy does, and prints the answer.
+func (o *routeOptions) Run(ctx context.Context) error {
 	cfg, err := o.flags.ToRESTConfig()
 	if err != nil {
 		return err
@@ -103,7 +124,7 @@ func (o *routeOptions) run(ctx context.Context) error {
 		Profiles:  profiles.Items,
 		Protected: protectedNamespaces(routes.Items, o.operatorNamespace),
 	})
-	return printRoute(o.streams, table.Route(ns, namespace.Labels, podLabels, o.schedulerName), o.schedulerName)
+	return printRoute(o.streams, table.Route(ns, namespace.Labels, o.podLabels, o.schedulerName), o.schedulerName)
 }
 
 // protectedNamespaces is kube-system and the operator's namespace: the one

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -10,9 +11,15 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
+// whatIfOptions are the options of `kubectl sp what-if`.
+type whatIfOptions struct {
+	reviewOptions
+	// capacity are the flags of a capacity scenario.
+	capacity scenarioOptions
+}
+
 func newWhatIfCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &reviewOptions{flags: flags, streams: streams}
-	so := &scenarioOptions{}
+	o := &whatIfOptions{reviewOptions: reviewOptions{flags: flags, streams: streams}}
 	cmd := &cobra.Command{
 		Use:   "what-if -f DRAFT | --profile NAME",
 		Short: "Say where every pending pod would go under a draft profile",
@@ -39,41 +46,63 @@ their reasons.`,
   kubectl sp what-if --profile bin-packing --pods job.yaml --replicas 40 --min-nodes gpu-node.yaml --max 50`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(); err != nil {
+			if err := o.Complete(); err != nil {
 				return err
 			}
-			spec := v1alpha1.SchedulingReviewSpec{PendingPods: true, Profile: o.profile, SchedulerName: o.schedulerName}
-			switch {
-			case o.file != "":
-				draft, name, err := o.draft()
-				if err != nil {
-					return err
-				}
-				spec.ProfileSpec = draft
-				if spec.SchedulerName == "" && draft.SchedulerName == nil {
-					if name == "" {
-						return errors.New("the draft names no schedulerName: set --scheduler-name")
-					}
-					spec.SchedulerName = name
-				}
-			case o.profile == "":
-				return errors.New("what-if needs a draft profile (-f) or --profile")
-			}
-			sc, err := so.scenario(o.streams.In)
-			if err != nil {
+			if err := o.Validate(); err != nil {
 				return err
 			}
-			spec.Scenario = sc
-			return o.run(cmd.Context(), spec, "what-if-", func(sr *v1alpha1.SchedulingReview) error {
-				if sc != nil {
-					return renderScenario(o.streams.Out, sr)
-				}
-				return renderWhatIf(o.streams.Out, sr)
-			})
+			return o.Run(cmd.Context())
 		},
 	}
 	o.addFlags(cmd)
-	so.addFlags(cmd)
+	o.capacity.addFlags(cmd)
 	cmd.Flags().StringVar(&o.schedulerName, "scheduler-name", "", "The schedulerName whose pending pods are placed.")
 	return cmd
+}
+
+// Complete takes the printer from -o.
+func (o *whatIfOptions) Complete() error {
+	return o.complete()
+}
+
+// Validate checks the shared flags, and that a draft or a profile is given.
+func (o *whatIfOptions) Validate() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if o.file == "" && o.profile == "" {
+		return errors.New("what-if needs a draft profile (-f) or --profile")
+	}
+	return nil
+}
+
+// Run asks the review (the draft of -f and the scenario's files read
+// first) and prints the answer: the scenario's table when one is asked.
+func (o *whatIfOptions) Run(ctx context.Context) error {
+	spec := v1alpha1.SchedulingReviewSpec{PendingPods: true, Profile: o.profile, SchedulerName: o.schedulerName}
+	if o.file != "" {
+		draft, name, err := o.draft()
+		if err != nil {
+			return err
+		}
+		spec.ProfileSpec = draft
+		if spec.SchedulerName == "" && draft.SchedulerName == nil {
+			if name == "" {
+				return errors.New("the draft names no schedulerName: set --scheduler-name")
+			}
+			spec.SchedulerName = name
+		}
+	}
+	sc, err := o.capacity.scenario(o.streams.In)
+	if err != nil {
+		return err
+	}
+	spec.Scenario = sc
+	return o.ask(ctx, spec, "what-if-", func(sr *v1alpha1.SchedulingReview) error {
+		if sc != nil {
+			return renderScenario(o.streams.Out, sr)
+		}
+		return renderWhatIf(o.streams.Out, sr)
+	})
 }

@@ -16,14 +16,14 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
-	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/examples/deadline/apis/config"
 	"github.com/profile-scheduler/profile-scheduler/examples/deadline/apis/config/validation"
+	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 )
 
 func init() {
 	// As app.WithPluginScheme(AddToScheme) registers them in the binary.
-	if err := controllers.AddPluginScheme(AddToScheme); err != nil {
+	if err := pluginargs.AddScheme(AddToScheme); err != nil {
 		panic(err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // Cluster is a running local control plane.
@@ -37,9 +37,9 @@ type Cluster struct {
 
 // Start starts etcd and kube-apiserver from the local binaries, installs the
 // CRDs and writes an admin kubeconfig to kubeconfigPath. opts configure the
-// API server (testenv.WithPodGroups).
-func Start(kubeconfigPath string, opts ...testenv.Option) (*Cluster, error) {
-	env, cfg, err := testenv.Start(opts...)
+// API server (controlplane.WithPodGroups).
+func Start(kubeconfigPath string, opts ...controlplane.Option) (*Cluster, error) {
+	env, cfg, err := controlplane.Start(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func DefaultNodes() []NodeSpec {
 
 // nodeFor returns the Ready node object of spec.
 func nodeFor(spec NodeSpec) *corev1.Node {
-	node := testenv.Node(spec.Name, corev1.ResourceList{
+	node := controlplane.Node(spec.Name, corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse(spec.CPU),
 		corev1.ResourceMemory: resource.MustParse(spec.Memory),
 		corev1.ResourcePods:   resource.MustParse(spec.Pods),
@@ -106,11 +106,11 @@ func nodeFor(spec NodeSpec) *corev1.Node {
 }
 
 // CreateNodes creates the nodes Ready and without the not-ready taint
-// (testenv.CreateReadyNode: there is no kubelet and no node lifecycle
+// (controlplane.CreateReadyNode: there is no kubelet and no node lifecycle
 // controller here); nodes that already exist are left alone.
 func CreateNodes(ctx context.Context, c client.Client, specs []NodeSpec) error {
 	for _, spec := range specs {
-		if err := testenv.CreateReadyNode(ctx, c, nodeFor(spec)); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := controlplane.CreateReadyNode(ctx, c, nodeFor(spec)); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	schedulingv1alpha1 "github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // TestLocalCluster starts the local control plane as local mode does and
@@ -79,7 +79,7 @@ func TestLocalCluster(t *testing.T) {
 		t.Errorf("nodes span zones %v, want 3 zones", zones)
 	}
 
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

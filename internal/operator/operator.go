@@ -29,6 +29,8 @@ import (
 
 	schedulingv1alpha1 "github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
+	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -79,7 +81,7 @@ type Options struct {
 	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
 	OutOfTreeRegistry frameworkruntime.Registry
 	// PluginArgsValidators check the args of out-of-tree plugins, by name.
-	PluginArgsValidators map[string]controllers.ArgsValidator
+	PluginArgsValidators map[string]pluginargs.Validator
 	// ExtenderSecretsNamespace is the only namespace whose Secrets the
 	// operator reads (TLS material of ExtenderConfigs) and caches; empty
 	// means the pod's namespace.
@@ -204,10 +206,12 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 			ns = podNamespace()
 		}
 		copts.Webhook = &controllers.WebhookOptions{
-			SelfSigned:        w.SelfSigned,
-			CertDir:           w.CertDir,
-			ConfigurationName: w.ConfigurationName,
-			IPs:               w.IPs,
+			SelfSigned: w.SelfSigned,
+			Options: webhookcert.Options{
+				CertDir:           w.CertDir,
+				ConfigurationName: w.ConfigurationName,
+				IPs:               w.IPs,
+			},
 		}
 		if w.ServiceName != "" {
 			copts.Webhook.DNSNames = []string{

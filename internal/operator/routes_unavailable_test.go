@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // TestRoutesWithoutMutatingAdmissionPolicy runs the operator on a
@@ -25,13 +25,13 @@ func TestRoutesWithoutMutatingAdmissionPolicy(t *testing.T) {
 	defer cancel()
 	// The gate is GA in 1.37 but not locked: off, the v1 API is not served
 	// and the admission plugin does not run.
-	env, cfg, err := testenv.Start(testenv.WithAPIServerArg("feature-gates", "MutatingAdmissionPolicy=false"))
+	env, cfg, err := controlplane.Start(controlplane.WithAPIServerArg("feature-gates", "MutatingAdmissionPolicy=false"))
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = env.Stop() }()
 	c, err := client.New(cfg, client.Options{Scheme: Scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 	// The installer's routes policy: stored, never run.
-	g.Expect(testenv.InstallRoutesPolicy(ctx, c)).To(Succeed())
+	g.Expect(controlplane.InstallRoutesPolicy(ctx, c)).To(Succeed())
 
 	opts := Defaults()
 	opts.MetricsAddr, opts.ProbeAddr = "0", "0"

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // TestOperatorWatchesEachResourceOnce runs the whole operator, serving a
@@ -39,7 +39,7 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	env, cfg, err := testenv.Start()
+	env, cfg, err := controlplane.Start()
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = env.Stop() }()
 	cs, err := kubernetes.NewForConfig(cfg)

@@ -14,4 +14,8 @@
 //	policy.go    Table.Policy: the MutatingAdmissionPolicy and its binding
 //
 // The package never reads or writes the API server.
+//
+// It is the shape to copy for logic that the operator and the CLI must
+// agree on: pure functions with no client, one table that the controller
+// (compiling it to CEL) and kubectl sp both use, so the two cannot drift.
 package routing

@@ -1,8 +1,9 @@
-// Package testenv finds the control-plane binaries built into bin/k8s and
-// starts envtest environments on them, and creates Ready nodes there
-// (Node, CreateReadyNode: status written, not-ready taint lifted, as there is
-// no kubelet nor node lifecycle controller), runs an operator command
-// for a test (RunCommand), and finds the control-plane processes an
-// environment started (ChildProcesses). It is used by tests, local mode
-// and the benchmark; it never downloads anything.
+// Package testenv holds the fixtures that tests and the benchmark share
+// beside the control plane itself (package controlplane starts it and
+// creates its nodes): pods (PausePod, CreateBound), upstream's default
+// profile (DefaultProfile), running an operator command for a test
+// (RunCommand), the control-plane processes an environment started
+// (ChildProcesses), the test module's root (TestModuleRoot), and a fake
+// HTTP extender (fakeextender). Only tests, the test module and the
+// benchmark import it; it never downloads anything.
 package testenv

@@ -39,4 +39,8 @@
 // It must never hold a pod whose schedulerName no profile serves: Add ignores
 // such pods and RemoveProfile drops every pod of the removed profile. It
 // never calls the API server.
+//
+// This package is the shape a new scheduler/ package copies: one mechanism
+// per file, a doc.go with the layout, the locking and what the package
+// must never do.
 package queue

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // One control plane for the package, started by the first test that needs it.
@@ -59,7 +59,7 @@ func cluster(t *testing.T) client.Client {
 			envErr = err
 			return
 		}
-		e, restCfg, err := testenv.Start(testenv.WithAPIServerArg("enable-aggregator-routing", "true"), testenv.WithRoutesGuard(guardDir))
+		e, restCfg, err := controlplane.Start(controlplane.WithAPIServerArg("enable-aggregator-routing", "true"), controlplane.WithRoutesGuard(guardDir))
 		if err != nil {
 			envErr = err
 			return

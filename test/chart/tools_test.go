@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
@@ -63,7 +64,7 @@ func (tl *tool) bin(t testing.TB) string {
 			tl.path = p
 			return
 		}
-		root, err := testenv.RepoRoot()
+		root, err := controlplane.RepoRoot()
 		if err != nil {
 			tl.err = err
 			return
@@ -116,7 +117,7 @@ func moduleVersion(root, mod string) (string, error) {
 func targetKubeVersion(t testing.TB) string {
 	t.Helper()
 	kubeVersionOnce.Do(func() {
-		root, err := testenv.RepoRoot()
+		root, err := controlplane.RepoRoot()
 		if err != nil {
 			kubeVersionErr = err
 			return
@@ -131,7 +132,7 @@ func targetKubeVersion(t testing.TB) string {
 
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 const chartNamespace = "profile-scheduler-system"
@@ -41,7 +41,7 @@ const secretsNamespaceFlag = "--extender-secrets-namespace=" + chartNamespace
 // that serves MutatingAdmissionPolicy v1, and returns its ServiceAccount,
 // RBAC objects and routes policy and binding.
 func renderChartRBAC() []*unstructured.Unstructured {
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	build := exec.Command("make", "--no-print-directory", "helm")
 	build.Dir = root

@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // run runs the plugin binary and returns its stdout, stderr and exit code.
@@ -56,7 +56,7 @@ func userKubeconfig(name string) string {
 
 // reviewRoles reads the review ClusterRoles of config/rbac.
 func reviewRoles() []*unstructured.Unstructured {
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", "schedulingreview_roles.yaml"))
 	Expect(err).NotTo(HaveOccurred())

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/operator"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
@@ -92,17 +93,17 @@ var _ = BeforeSuite(func() {
 	policy := filepath.Join(workDir, "audit-policy.yaml")
 	Expect(os.WriteFile(policy, []byte(auditPolicy), 0o600)).To(Succeed())
 	auditPath = filepath.Join(workDir, "audit.log")
-	env, cfg, err = testenv.Start(
-		testenv.WithAPIServerArg("audit-policy-file", policy),
-		testenv.WithAPIServerArg("audit-log-path", auditPath),
-		testenv.WithAPIServerArg("audit-log-mode", "blocking"),
+	env, cfg, err = controlplane.Start(
+		controlplane.WithAPIServerArg("audit-policy-file", policy),
+		controlplane.WithAPIServerArg("audit-log-path", auditPath),
+		controlplane.WithAPIServerArg("audit-log-mode", "blocking"),
 		// PodGroups are served for the gang spec; the other specs run the
 		// operator with the gate off, as by default.
-		testenv.WithPodGroups(),
+		controlplane.WithPodGroups(),
 		// The routes guard, as the chart README installs it, and a test
 		// guard that refuses a routes policy naming "refuse-me", so that
 		// the operator meets a refusal of its own update.
-		testenv.WithRoutesGuard(workDir, refuseMarkedRoutes),
+		controlplane.WithRoutesGuard(workDir, refuseMarkedRoutes),
 	)
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})
@@ -214,7 +215,7 @@ func buildTool(name, pkg string) string {
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
-	dir, err := testenv.RepoRoot()
+	dir, err := controlplane.RepoRoot()
 	if !strings.HasPrefix(pkg, ".") {
 		dir, err = testenv.TestModuleRoot()
 	}

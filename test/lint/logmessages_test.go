@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 // logMethods are the calls whose first string argument (after the error,
@@ -33,7 +33,7 @@ var logMethods = map[string]int{
 // starts with an upper-case letter, as upstream's logcheck requires
 // ("Starting", "Pod bound", not "starting").
 func TestLogMessagesStartWithACapital(t *testing.T) {
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
 var (
@@ -26,7 +26,7 @@ func TestSchema(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	var err error
-	e, cfg, err := testenv.Start()
+	e, cfg, err := controlplane.Start()
 	Expect(err).NotTo(HaveOccurred())
 	env = e
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme.Scheme})

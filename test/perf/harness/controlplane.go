@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -39,14 +40,14 @@ type ControlPlane struct {
 // StartControlPlane starts etcd and kube-apiserver from bin/k8s (or
 // $KUBEBUILDER_ASSETS) with the project's CRDs installed, and writes a
 // kubeconfig for them into dir. The harness's own clients get qps/burst;
-// opts change kube-apiserver further (testenv.WithPodGroups for cases with
+// opts change kube-apiserver further (controlplane.WithPodGroups for cases with
 // PodGroups).
-func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Option) (*ControlPlane, error) {
+func StartControlPlane(dir string, qps float32, burst int, opts ...controlplane.Option) (*ControlPlane, error) {
 	// No kubelet runs: without TaintNodesByCondition nodes are created as
 	// written, not tainted not-ready until a kubelet reports in (as in
 	// upstream's scheduler_perf). ServiceAccount stays off as envtest has it.
-	opts = append([]testenv.Option{testenv.WithAPIServerArg("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition")}, opts...)
-	env, cfg, err := testenv.Start(opts...)
+	opts = append([]controlplane.Option{controlplane.WithAPIServerArg("disable-admission-plugins", "ServiceAccount", "TaintNodesByCondition")}, opts...)
+	env, cfg, err := controlplane.Start(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func StartControlPlane(dir string, qps float32, burst int, opts ...testenv.Optio
 	}
 	// The routes policy, inert, as the installer creates it: the operator
 	// only updates it.
-	if err := testenv.InstallRoutesPolicy(context.Background(), cp.Client); err != nil {
+	if err := controlplane.InstallRoutesPolicy(context.Background(), cp.Client); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
 	return cp, nil

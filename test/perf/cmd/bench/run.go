@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/stats"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/report"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
@@ -28,7 +28,7 @@ type bench struct {
 	logger *log.Logger
 	trace  harness.Trace
 	// cpOpts start every run's control plane.
-	cpOpts []testenv.Option
+	cpOpts []controlplane.Option
 	vals   map[string]map[string]int
 	rep    *report.Report
 	runner *harness.Runner
@@ -46,7 +46,7 @@ type bench struct {
 // run returns an error when the harness could not measure something; a
 // scheduler leaving pods unbound is a result, reported, not an error.
 func run(ctx context.Context, o options) error {
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func run(ctx context.Context, o options) error {
 	// the other cases run on the API server they always had.
 	if slices.ContainsFunc(cases, (*workloads.Case).PodGroups) {
 		logger.Printf("serving scheduling.k8s.io/v1beta1 with %s on (PodGroups)", workloads.GenericWorkload)
-		b.cpOpts = append(b.cpOpts, testenv.WithPodGroups())
+		b.cpOpts = append(b.cpOpts, controlplane.WithPodGroups())
 	}
 	if trace.GC {
 		// The scheduler processes and envtest's kube-apiserver and etcd
@@ -310,7 +310,7 @@ func (b *bench) freshControlPlane(run string) error {
 			}
 			b.cpOut = append(b.cpOut, f)
 		}
-		opts = append(slices.Clone(b.cpOpts), testenv.WithOutput(b.cpOut[0], b.cpOut[1]))
+		opts = append(slices.Clone(b.cpOpts), controlplane.WithOutput(b.cpOut[0], b.cpOut[1]))
 	}
 	next, err := harness.StartControlPlane(b.dir, b.rep.Settings.QPS, b.rep.Settings.Burst, opts...)
 	if err != nil {

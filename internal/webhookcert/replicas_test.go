@@ -1,4 +1,4 @@
-package controllers_test
+package webhookcert_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 )
 
 var _ = Describe("Webhook certificates with several replicas", func() {
@@ -29,16 +29,16 @@ var _ = Describe("Webhook certificates with several replicas", func() {
 		DeferCleanup(func() {
 			Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, unusedWebhookConfiguration(name)))).To(Succeed())
 		})
-		rotator := func() (*controllers.CertRotator, string) {
+		rotator := func() (*webhookcert.Rotator, string) {
 			dir := GinkgoT().TempDir()
-			rot := &controllers.CertRotator{Client: k8s, Options: controllers.WebhookOptions{
-				SelfSigned: true, CertDir: dir, ConfigurationName: name, DNSNames: []string{dnsName},
+			rot := &webhookcert.Rotator{Client: k8s, Options: webhookcert.Options{
+				CertDir: dir, ConfigurationName: name, DNSNames: []string{dnsName},
 				ResyncInterval: 200 * time.Millisecond,
 			}}
 			Expect(rot.Ensure(time.Now())).To(Succeed())
 			return rot, dir
 		}
-		start := func(rot *controllers.CertRotator) context.CancelFunc {
+		start := func(rot *webhookcert.Rotator) context.CancelFunc {
 			ctx, cancel := context.WithCancel(suiteCtx)
 			done := make(chan struct{})
 			go func() {
@@ -64,7 +64,7 @@ var _ = Describe("Webhook certificates with several replicas", func() {
 		}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
 
 		By("an expired CA and garbage in the bundle are dropped; a lost CA is merged back")
-		expired, _, _, _, err := controllers.GenerateCerts(time.Now().Add(-2*365*24*time.Hour), 365*24*time.Hour, nil, nil)
+		expired, _, _, _, err := webhookcert.Generate(time.Now().Add(-2*365*24*time.Hour), 365*24*time.Hour, nil, nil)
 		Expect(err).NotTo(HaveOccurred())
 		caA, err := os.ReadFile(filepath.Join(dirA, "ca.crt"))
 		Expect(err).NotTo(HaveOccurred())

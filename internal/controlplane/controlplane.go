@@ -1,4 +1,4 @@
-package testenv
+package controlplane
 
 import (
 	"errors"
@@ -17,10 +17,9 @@ import (
 // assetsEnv is the variable that overrides where the binaries are found.
 const assetsEnv = "KUBEBUILDER_ASSETS"
 
-// TestModule is the module of the test tooling (test/go.mod): the suites
-// and benchmarks whose dependencies (helm, plotting) the operator's module
-// does not carry.
-const TestModule = "github.com/profile-scheduler/profile-scheduler/test"
+// testModule is the module of the test tooling (test/go.mod), whose
+// go.mod RepoRoot walks past.
+const testModule = "github.com/profile-scheduler/profile-scheduler/test"
 
 // RepoRoot walks up from the working directory to the directory holding
 // go.mod, past the test module's (test/go.mod): a suite of either module sees
@@ -31,7 +30,7 @@ func RepoRoot() (string, error) {
 		return "", err
 	}
 	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) != TestModule {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) != testModule {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
@@ -40,16 +39,6 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// TestModuleRoot returns test/ under the repository root, where the test
-// module's tools (helm, kustomize, kube-scheduler) are built from.
-func TestModuleRoot() (string, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, "test"), nil
 }
 
 // assetsDir returns the directory holding kube-apiserver, etcd and kubectl:

@@ -1,4 +1,4 @@
-package testenv
+package controlplane_test
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // lockedBuffer is written by a process's standard output and standard
@@ -31,7 +34,7 @@ func (b *lockedBuffer) String() string {
 
 func TestWithOutputKeepsKubeAPIServerAndEtcdOutputApart(t *testing.T) {
 	var apiserver, etcd lockedBuffer
-	env, _, err := Start(WithOutput(&apiserver, &etcd))
+	env, _, err := controlplane.Start(controlplane.WithOutput(&apiserver, &etcd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func TestStartThatFailsHalfWayStopsWhatItStarted(t *testing.T) {
 	// other packages' control planes, started in parallel, do not use.
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	env, _, err := Start(WithCRDDirectory(dir))
+	env, _, err := controlplane.Start(controlplane.WithCRDDirectory(dir))
 	if err == nil {
 		_ = env.Stop()
 		t.Fatal("Start with a CRD the API server refuses: want an error")
@@ -70,7 +73,7 @@ func TestStartThatFailsHalfWayStopsWhatItStarted(t *testing.T) {
 	if !strings.Contains(err.Error(), "broken.example.com") {
 		t.Errorf("the error names the CRD: %v", err)
 	}
-	children, cerr := ChildProcesses(os.Getpid())
+	children, cerr := testenv.ChildProcesses(os.Getpid())
 	if cerr != nil {
 		t.Fatal(cerr)
 	}
@@ -85,43 +88,5 @@ func TestStartThatFailsHalfWayStopsWhatItStarted(t *testing.T) {
 	}
 	for _, e := range left {
 		t.Errorf("%s left behind in TMPDIR", e.Name())
-	}
-}
-
-// RepoRoot finds the nearest go.mod but walks past the test module's, so a
-// suite of test/ (its own module) reads config/ and builds from the
-// repository's root; another module's go.mod (local mode from a user's
-// module) is its root.
-func TestRepoRootWalksPastTheTestModule(t *testing.T) {
-	tmp := t.TempDir()
-	write := func(rel, data string) {
-		t.Helper()
-		p := filepath.Join(tmp, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module github.com/profile-scheduler/profile-scheduler\n")
-	write("test/go.mod", "module "+TestModule+"\n")
-	write("test/perf/harness/x.go", "package harness\n")
-	write("own/go.mod", "module example.com/own\n")
-	write("own/cmd/x.go", "package main\n")
-	for _, tc := range []struct{ wd, want string }{
-		{".", "."},
-		{"test", "."},
-		{"test/perf/harness", "."},
-		{"own/cmd", "own"},
-	} {
-		t.Chdir(filepath.Join(tmp, tc.wd))
-		got, err := RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := filepath.Join(tmp, tc.want); got != want {
-			t.Errorf("from %s: RepoRoot() = %s, want %s", tc.wd, got, want)
-		}
 	}
 }

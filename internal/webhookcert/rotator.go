@@ -1,37 +1,50 @@
-package controllers
+package webhookcert
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
 
 	certutil "k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/keyutil"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
-// Files the CertRotator keeps in the cert directory, beside the serving
+// Files the Rotator keeps in the cert directory, beside the serving
 // certificate and key (tls.crt, tls.key).
 const (
 	caCertFile = "ca.crt"
 	caKeyFile  = "ca.key"
 )
 
-// CertRotator generates a self-signed CA and a serving certificate signed
+// Options configures a Rotator.
+type Options struct {
+	// CertDir holds tls.crt and tls.key, and the CA the Rotator generated.
+	CertDir string
+	// ConfigurationName is the ValidatingWebhookConfiguration whose
+	// caBundle the CA is merged into; empty means none is written.
+	ConfigurationName string
+	// DNSNames and IPs the serving certificate is valid for, for example
+	// the Service's "<svc>.<namespace>.svc".
+	DNSNames []string
+	IPs      []net.IP
+	// Validity of generated certificates; 0 means one year. They are
+	// renewed when a third of it remains.
+	Validity time.Duration
+	// CheckInterval between renewal checks; 0 means one hour.
+	CheckInterval time.Duration
+	// ResyncInterval between checks that the caBundle still trusts this
+	// replica's CA; 0 means one minute.
+	ResyncInterval time.Duration
+}
+
+// Rotator generates a self-signed CA and a serving certificate signed
 // by it into a cert directory, merges the CA into the caBundle of a
 // ValidatingWebhookConfiguration, and renews both before they expire. The
 // webhook server reloads the files when they change. It leaves alone a
@@ -45,23 +58,23 @@ const (
 // locking, so two replicas merging at once do not lose each other's CA;
 // each checks again every ResyncInterval and after a rotation, which also
 // restores its CA if the configuration was replaced.
-type CertRotator struct {
+type Rotator struct {
 	Client  client.Client
-	Options WebhookOptions
+	Options Options
 
 	// caBundle is what the configuration should trust: the current CA and,
 	// during a rotation, the previous one.
 	caBundle []byte
 }
 
-var _ manager.Runnable = &CertRotator{}
+var _ manager.Runnable = &Rotator{}
 
 // NeedLeaderElection is false: every replica serves the webhook.
-func (c *CertRotator) NeedLeaderElection() bool { return false }
+func (c *Rotator) NeedLeaderElection() bool { return false }
 
-func (c *CertRotator) path(name string) string { return filepath.Join(c.Options.CertDir, name) }
+func (c *Rotator) path(name string) string { return filepath.Join(c.Options.CertDir, name) }
 
-func (c *CertRotator) validity() time.Duration {
+func (c *Rotator) validity() time.Duration {
 	if c.Options.Validity > 0 {
 		return c.Options.Validity
 	}
@@ -69,8 +82,8 @@ func (c *CertRotator) validity() time.Duration {
 }
 
 // managed reports whether the cert directory is empty or holds what a
-// CertRotator wrote.
-func (c *CertRotator) managed() bool {
+// Rotator wrote.
+func (c *Rotator) managed() bool {
 	if _, err := os.Stat(c.path("tls.crt")); errors.Is(err, os.ErrNotExist) {
 		return true
 	}
@@ -80,7 +93,7 @@ func (c *CertRotator) managed() bool {
 
 // Ensure writes a CA and serving certificate when there are none, or when
 // a third of their validity or less remains at now.
-func (c *CertRotator) Ensure(now time.Time) error {
+func (c *Rotator) Ensure(now time.Time) error {
 	if !c.managed() {
 		return nil
 	}
@@ -92,7 +105,7 @@ func (c *CertRotator) Ensure(now time.Time) error {
 		c.caBundle = oldCA
 		return nil
 	}
-	caPEM, caKeyPEM, certPEM, keyPEM, err := generateCerts(now, c.validity(), c.Options.DNSNames, c.Options.IPs)
+	caPEM, caKeyPEM, certPEM, keyPEM, err := Generate(now, c.validity(), c.Options.DNSNames, c.Options.IPs)
 	if err != nil {
 		return err
 	}
@@ -113,7 +126,7 @@ func (c *CertRotator) Ensure(now time.Time) error {
 
 // fresh reports whether the serving certificate exists, matches its key,
 // and has more than a third of its validity left.
-func (c *CertRotator) fresh(now time.Time) bool {
+func (c *Rotator) fresh(now time.Time) bool {
 	pair, err := tls.LoadX509KeyPair(c.path("tls.crt"), c.path("tls.key"))
 	if err != nil || pair.Leaf == nil {
 		return false
@@ -132,7 +145,7 @@ func stillValid(caPEM []byte, now time.Time) bool {
 // Start merges the CA into the caBundle, then checks for renewal every
 // CheckInterval and that the bundle still trusts the CA every
 // ResyncInterval; a failed merge is retried after a few seconds.
-func (c *CertRotator) Start(ctx context.Context) error {
+func (c *Rotator) Start(ctx context.Context) error {
 	if !c.managed() {
 		return nil
 	}
@@ -169,86 +182,8 @@ func (c *CertRotator) Start(ctx context.Context) error {
 	}
 }
 
-// generateCerts returns a self-signed CA and a serving certificate it
-// signs, PEM-encoded, with their keys (ECDSA P-256). Both are valid from an
-// hour before now (clock skew) until now+validity. client-go's
-// certutil.NewSelfSignedCACert is not used for the CA: it reads the clock
-// itself and makes every CA valid for ten years, where a rotated CA must
-// expire with its serving certificate to leave the other replicas'
-// caBundles (mergeCABundle drops expired CAs).
-func generateCerts(now time.Time, validity time.Duration, dnsNames []string, ips []net.IP) (caPEM, caKeyPEM, certPEM, keyPEM []byte, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ca, err := signCert(certutil.Config{CommonName: "profile-scheduler-webhook-ca", NotBefore: now.Add(-time.Hour)}, now.Add(validity), &caKey.PublicKey, nil, caKey)
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("creating CA: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	cn := "profile-scheduler-webhook"
-	if len(dnsNames) > 0 {
-		cn = dnsNames[0]
-	}
-	serving := certutil.Config{
-		CommonName: cn,
-		AltNames:   certutil.AltNames{DNSNames: dnsNames, IPs: ips},
-		Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		NotBefore:  now.Add(-time.Hour),
-	}
-	cert, err := signCert(serving, now.Add(validity), &key.PublicKey, ca, caKey)
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("creating serving certificate: %w", err)
-	}
-	if caPEM, err = certutil.EncodeCertificates(ca); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if caKeyPEM, err = keyutil.MarshalPrivateKeyToPEM(caKey); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if certPEM, err = certutil.EncodeCertificates(cert); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	return caPEM, caKeyPEM, certPEM, keyPEM, nil
-}
-
-// signCert issues the certificate cfg describes for pub, valid from
-// cfg.NotBefore until notAfter, signed by ca's key caKey; with a nil ca it
-// is a self-signed CA certificate.
-func signCert(cfg certutil.Config, notAfter time.Time, pub crypto.PublicKey, ca *x509.Certificate, caKey crypto.Signer) (*x509.Certificate, error) {
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cfg.CommonName, Organization: cfg.Organization},
-		DNSNames:     cfg.AltNames.DNSNames,
-		IPAddresses:  cfg.AltNames.IPs,
-		NotBefore:    cfg.NotBefore,
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  cfg.Usages,
-	}
-	parent := ca
-	if ca == nil {
-		tmpl.KeyUsage |= x509.KeyUsageCertSign
-		tmpl.BasicConstraintsValid, tmpl.IsCA = true, true
-		parent = tmpl
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, caKey)
-	if err != nil {
-		return nil, err
-	}
-	return x509.ParseCertificate(der)
-}
-
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, so the webhook server never reads a half-written file.
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
 	if err != nil {

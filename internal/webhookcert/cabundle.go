@@ -1,4 +1,4 @@
-package controllers
+package webhookcert
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ const maxCABundleCerts = 16
 // every webhook of the configuration (see mergeCABundle), and writes it
 // only when that changes it. A conflicting write by another replica is
 // retried on a fresh read.
-func (c *CertRotator) PatchCABundle(ctx context.Context) error {
+func (c *Rotator) PatchCABundle(ctx context.Context) error {
 	if c.Options.ConfigurationName == "" || len(c.caBundle) == 0 {
 		return nil
 	}

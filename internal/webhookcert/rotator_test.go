@@ -1,0 +1,58 @@
+package webhookcert
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestRotator(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := &Rotator{Options: Options{CertDir: dir, DNSNames: []string{"svc.ns.svc"}, Validity: 90 * time.Hour}}
+
+	g.Expect(c.Ensure(now)).To(Succeed())
+	crt1, err := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	g.Expect(err).NotTo(HaveOccurred())
+	ca1, err := os.ReadFile(filepath.Join(dir, caCertFile))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.caBundle).To(Equal(ca1))
+
+	// Fresh: nothing changes.
+	g.Expect(c.Ensure(now.Add(50 * time.Hour))).To(Succeed())
+	crt, _ := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	g.Expect(crt).To(Equal(crt1))
+
+	// A third of the validity left: both are renewed, and the bundle
+	// trusts the old CA and the new one during the change.
+	g.Expect(c.Ensure(now.Add(61 * time.Hour))).To(Succeed())
+	crt2, _ := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	ca2, _ := os.ReadFile(filepath.Join(dir, caCertFile))
+	g.Expect(crt2).NotTo(Equal(crt1))
+	g.Expect(ca2).NotTo(Equal(ca1))
+	g.Expect(bytes.Contains(c.caBundle, ca1)).To(BeTrue())
+	g.Expect(bytes.Contains(c.caBundle, ca2)).To(BeTrue())
+
+	// A restarted operator finds fresh certificates and trusts the current CA only.
+	c2 := &Rotator{Options: c.Options}
+	g.Expect(c2.Ensure(now.Add(62 * time.Hour))).To(Succeed())
+	g.Expect(c2.caBundle).To(Equal(ca2))
+}
+
+func TestRotatorLeavesProvidedCertificates(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	g.Expect(os.WriteFile(filepath.Join(dir, "tls.crt"), []byte("provided"), 0o600)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(dir, "tls.key"), []byte("provided"), 0o600)).To(Succeed())
+	c := &Rotator{Options: Options{CertDir: dir}}
+	g.Expect(c.Ensure(time.Now())).To(Succeed())
+	crt, _ := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	g.Expect(string(crt)).To(Equal("provided"))
+	_, err := os.Stat(filepath.Join(dir, caCertFile))
+	g.Expect(os.IsNotExist(err)).To(BeTrue())
+}
