@@ -146,6 +146,9 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	opts.AllowDefaultScheduler = len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0]
 	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, validators
 	opts.ExtenderSecretsNamespace = secretsNamespace
+	// The arbiter is served; only the specs that add its webhook (for
+	// their namespace) send it binds.
+	opts.BindArbiter = true
 	opts.Webhook = &internaloperator.WebhookOptions{
 		Host:              "127.0.0.1",
 		Port:              webhookPort,
