@@ -135,7 +135,7 @@ func addBindingWebhook(ns string) {
 		FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
 		TimeoutSeconds:          ptr.To[int32](5),
 		ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: vwc.Webhooks[0].ClientConfig.CABundle},
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+		NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
 		Rules: []admissionregistrationv1.RuleWithOperations{{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 			Rule: admissionregistrationv1.Rule{
