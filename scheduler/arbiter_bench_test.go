@@ -1,0 +1,47 @@
+package scheduler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkArbiterDecide is one bind arbiter decision that admits: a
+// pending pod to a node of the benchmark's cluster holding 4 pods, one
+// other bind held on it (the hold of each admission is released after
+// it, so that every iteration judges the same node).
+//
+//	go test ./scheduler/ -run '^$' -bench ArbiterDecide -benchmem -cpu 2
+func BenchmarkArbiterDecide(b *testing.B) {
+	s, pod := benchCluster(b, 500, 2000)
+	ctx := context.Background()
+	if _, err := s.client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	held := benchPod("held", "bench")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := s.podLister.Pods(pod.Namespace).Get(pod.Name); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the informer never had the pod")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	a, err := s.NewArbiter(func() bool { return true })
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.binds.hold(held, "node-0", time.Now().Add(time.Hour))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := a.Decide(ctx, pod.Namespace, pod.Name, pod.UID, "node-0")
+		if !d.Allowed || d.Outcome != ArbiterAdmitted {
+			b.Fatalf("%s: %s", d.Outcome, d.Message)
+		}
+		s.binds.release(pod.UID)
+	}
+}
