@@ -51,14 +51,15 @@ import (
 //	reviews.mu → buildMu
 //	applyMu → watchMu
 //	applyMu → queue's lock → nominator's lock
+//	Arbiter.mu → bindCheck.mu (the arbiter's own check) → bindHolds.mu
 //
 // applyMu serializes Apply and Remove (and shutdown), and is held while an
 // Apply waits, up to informerSyncTimeout, for informers to sync. buildMu
 // serializes framework builds, of Apply and of Validate alike, and is held
 // for the build alone, which waits for nothing: so Validate (admission's
 // dry-run) never waits for an Apply. buildMu and watchMu are never held
-// together. liveProfile.mu, liveProfile.reviewMu and the cache's lock
-// are leaves. The live
+// together. liveProfile.mu, liveProfile.reviewMu, bindHolds.mu and the
+// cache's lock are leaves. The live
 // profile set is an immutable map behind an atomic pointer, read once per
 // cycle without a lock. The cache and the queue survive every swap.
 type Scheduler struct {
