@@ -14,13 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 )
 
@@ -218,20 +216,7 @@ func (a *Arbiter) short(pod *v1.Pod, nodeName string, holds []v1.Pod, reasons []
 	if err != nil || cached.Node() == nil {
 		return res, reason
 	}
-	ni := framework.NewNodeInfo()
-	ni.SetNode(cached.Node())
-	seen := sets.New(pod.UID)
-	for _, pi := range cached.GetPods() {
-		if !seen.Has(pi.GetPod().UID) {
-			seen.Insert(pi.GetPod().UID)
-			ni.AddPodInfo(pi)
-		}
-	}
-	for i := range holds {
-		if !seen.Has(holds[i].UID) {
-			ni.AddPod(&holds[i])
-		}
-	}
+	ni := nodeWithout(cached, pod, holds)
 	requested := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	alloc, used := ni.Allocatable, ni.Requested
 	switch name := v1.ResourceName(res); name {

@@ -217,28 +217,9 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI 
 	if err != nil || cached.Node() == nil {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node is gone").WithPlugin(bindCheckNodeGone), false
 	}
-	// The node without the pod, which is assumed there. It is rebuilt
-	// rather than the pod removed: NodeInfo keeps host ports as a set, and
-	// removing the pod would free a port another pod holds too.
-	ni := framework.NewNodeInfo()
-	ni.SetNode(cached.Node())
-	seen := make(map[types.UID]bool, len(cached.Pods)+1)
-	seen[pod.UID] = true
-	for _, pi := range cached.GetPods() {
-		if !seen[pi.GetPod().UID] {
-			seen[pi.GetPod().UID] = true
-			ni.AddPodInfo(pi)
-		}
-	}
 	// What another scheduler bound and the informers have not delivered
 	// yet counts too.
-	for i := range listed {
-		p := &listed[i]
-		if seen[p.UID] || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
-			continue
-		}
-		ni.AddPod(p)
-	}
+	ni := nodeWithout(cached, pod, listed)
 	checked := withoutPodAffinity(pod)
 
 	c.mu.Lock()
@@ -260,6 +241,32 @@ func (c *bindCheck) run(ctx context.Context, cache internalcache.Cache, fromAPI 
 	}
 	ni.AddPod(checked)
 	return st, !c.fw.RunFilterPlugins(ctx, state, checked, ni).IsSuccess()
+}
+
+// nodeWithout is the cached node without pod (which may be assumed
+// there), and with the pods of extra that it does not have and that have
+// not finished. It is rebuilt rather than the pod removed: NodeInfo keeps
+// host ports as a set, and removing the pod would free a port another pod
+// holds too.
+func nodeWithout(cached *framework.NodeInfo, pod *v1.Pod, extra []v1.Pod) *framework.NodeInfo {
+	ni := framework.NewNodeInfo()
+	ni.SetNode(cached.Node())
+	seen := make(map[types.UID]bool, len(cached.Pods)+1)
+	seen[pod.UID] = true
+	for _, pi := range cached.GetPods() {
+		if !seen[pi.GetPod().UID] {
+			seen[pi.GetPod().UID] = true
+			ni.AddPodInfo(pi)
+		}
+	}
+	for i := range extra {
+		p := &extra[i]
+		if seen[p.UID] || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		ni.AddPod(p)
+	}
+	return ni
 }
 
 // otherSchedulerWindow is how long after another scheduler's last bind the
