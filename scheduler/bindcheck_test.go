@@ -265,7 +265,10 @@ var _ = Describe("Check before binding", func() {
 	})
 
 	It("forgets a pod deleted while its bind is retried", func() {
-		h := startScheduler(scheduler.WithOutOfTreeRegistry(testRegistry), scheduler.WithPodBackoff(3*time.Second, 3*time.Second))
+		// A back-off far longer than the spec: on a loaded machine the
+		// spec may see the failed bind seconds late, and a retry then
+		// would be the back-off's, not a deleted pod's.
+		h := startScheduler(scheduler.WithOutOfTreeRegistry(testRegistry), scheduler.WithPodBackoff(time.Minute, time.Minute))
 		name := uniqueName("check")
 		h.apply(defaultProfile(name, withHooks))
 		createNode("n1", "2", "4Gi")
