@@ -20,6 +20,7 @@ COPY app/ app/
 COPY controllers/ controllers/
 COPY scheduler/ scheduler/
 COPY internal/ internal/
+COPY pluginargs/ pluginargs/
 COPY config/ config/
 
 # Build
