@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
@@ -42,8 +42,8 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 				v1.LabelTopologyRegion: "region-1",
 			}},
 			Status: v1.NodeStatus{
-				Capacity:    benchResources("4", "32Gi", "110"),
-				Allocatable: benchResources("4", "32Gi", "110"),
+				Capacity:    testenv.Resources("4", "32Gi", "110"),
+				Allocatable: testenv.Resources("4", "32Gi", "110"),
 				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 				Phase:       v1.NodeRunning,
 			},
@@ -53,7 +53,7 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 		}
 	}
 	for i := range pods {
-		p := benchPod(fmt.Sprintf("init-%d", i), name)
+		p := testenv.BenchPod(fmt.Sprintf("init-%d", i), name)
 		p.Spec.NodeName = fmt.Sprintf("node-%d", i%nodes)
 		if _, err := cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
@@ -85,7 +85,7 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return s, benchPod("measured", name)
+	return s, testenv.BenchPod("measured", name)
 }
 
 func benchPodCount(s *Scheduler) int {
@@ -94,26 +94,6 @@ func benchPodCount(s *Scheduler) int {
 		return 0
 	}
 	return n
-}
-
-func benchResources(cpu, memory, pods string) v1.ResourceList {
-	return v1.ResourceList{
-		v1.ResourceCPU:    resource.MustParse(cpu),
-		v1.ResourceMemory: resource.MustParse(memory),
-		v1.ResourcePods:   resource.MustParse(pods),
-	}
-}
-
-func benchPod(name, schedulerName string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "bench"}},
-		Spec: v1.PodSpec{
-			SchedulerName: schedulerName,
-			Containers: []v1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10", Resources: v1.ResourceRequirements{
-				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("500Mi")},
-			}}},
-		},
-	}
 }
 
 // BenchmarkReview is one review of a pod that fits everywhere, as the
@@ -244,12 +224,12 @@ func BenchmarkScenarioMinimize(b *testing.B) {
 	shape := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "new", Labels: map[string]string{"pool": "new", v1.LabelOSStable: "linux"}},
 		Status: v1.NodeStatus{
-			Capacity:    benchResources("4", "32Gi", "110"),
-			Allocatable: benchResources("4", "32Gi", "110"),
+			Capacity:    testenv.Resources("4", "32Gi", "110"),
+			Allocatable: testenv.Resources("4", "32Gi", "110"),
 			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 		},
 	}
-	pod := benchPod("job", "bench")
+	pod := testenv.BenchPod("job", "bench")
 	pod.Spec.NodeSelector = map[string]string{"pool": "new"}
 	pod.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
 	ctx := context.Background()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -79,14 +80,14 @@ func scenarioNode(name, pool string) *v1.Node {
 	return &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{v1.LabelHostname: name, "pool": pool}},
 		Status: v1.NodeStatus{
-			Capacity:    benchResources("4", "8Gi", "110"),
-			Allocatable: benchResources("4", "8Gi", "110"),
+			Capacity:    testenv.Resources("4", "8Gi", "110"),
+			Allocatable: testenv.Resources("4", "8Gi", "110"),
 		},
 	}
 }
 
 func scenarioBoundPod(name, node string, mutate ...func(*v1.Pod)) *v1.Pod {
-	p := benchPod(name, "sched")
+	p := testenv.BenchPod(name, "sched")
 	p.Spec.NodeName = node
 	for _, m := range mutate {
 		m(p)
@@ -112,7 +113,7 @@ func TestPlanScenarioExpansionAndLimits(t *testing.T) {
 	noAllocatable.Status.Allocatable = nil
 	noPods := scenarioNode("nopods", "")
 	delete(noPods.Status.Allocatable, v1.ResourcePods)
-	podTemplate := benchPod("extra", "sched")
+	podTemplate := testenv.BenchPod("extra", "sched")
 	podTemplate.UID = "extra"
 	blue := labels.SelectorFromSet(labels.Set{"pool": "blue"})
 
