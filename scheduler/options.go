@@ -32,8 +32,6 @@ type options struct {
 	percentageOfNodesToScore int32
 	bindCheck                bool
 	logger                   *klog.Logger
-	// scenarioLimits bound a review's scenario (review_scenario.go).
-	scenarioLimits ScenarioLimits
 }
 
 func defaultOptions() options {
@@ -46,7 +44,6 @@ func defaultOptions() options {
 		clock:                    clock.RealClock{},
 		percentageOfNodesToScore: config.DefaultPercentageOfNodesToScore,
 		bindCheck:                true,
-		scenarioLimits:           DefaultScenarioLimits,
 	}
 }
 
@@ -123,18 +120,4 @@ func WithPercentageOfNodesToScore(p int32) Option {
 // bound.
 func WithBindCheck(enabled bool) Option {
 	return func(o *options) { o.bindCheck = enabled }
-}
-
-// WithScenarioLimits bounds the scenarios of reviews: a scenario whose
-// nodes or pods, once expanded, exceed them is refused, naming the field.
-// A limit of 0 or less keeps the default (DefaultScenarioLimits).
-func WithScenarioLimits(l ScenarioLimits) Option {
-	return func(o *options) {
-		if l.Nodes > 0 {
-			o.scenarioLimits.Nodes = l.Nodes
-		}
-		if l.Pods > 0 {
-			o.scenarioLimits.Pods = l.Pods
-		}
-	}
 }

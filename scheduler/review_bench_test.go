@@ -1,4 +1,4 @@
-package scheduler
+package scheduler_test
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // The benchmarks of this file measure what a review costs, and what
@@ -25,9 +26,9 @@ import (
 //
 //	go test ./scheduler/ -run '^$' -bench Review -benchmem -cpu 2
 
-// benchCluster is a started scheduler serving benchSchedulerName on nodes
-// nodes with pods bound pods, spread round robin.
-func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
+// benchCluster is a started scheduler, and its reviews, serving "bench"
+// on nodes nodes with pods bound pods, spread round robin.
+func benchCluster(b *testing.B, nodes, pods int) (*scheduler.Scheduler, *review.Reviews, *v1.Pod) {
 	b.Helper()
 	const name = "bench"
 	cs := fake.NewClientset()
@@ -59,15 +60,15 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 			b.Fatal(err)
 		}
 	}
-	s, err := New(cs, informers.NewSharedInformerFactory(cs, 0))
+	s, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0))
 	if err != nil {
 		b.Fatal(err)
 	}
-	prof, err := DefaultProfile(name)
+	prof, err := scheduler.DefaultProfile(name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Apply(ctx, Profile{Config: prof}); err != nil {
+	if _, err := s.Apply(ctx, scheduler.Profile{Config: prof}); err != nil {
 		b.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -79,17 +80,17 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 	}()
 	b.Cleanup(func() { cancel(); <-done })
 	deadline := time.Now().Add(time.Minute)
-	for !s.HasSynced() || s.cache.NodeCount() < nodes || benchPodCount(s) < pods {
+	for !s.HasSynced() || s.Cache().NodeCount() < nodes || benchPodCount(s) < pods {
 		if time.Now().After(deadline) {
-			b.Fatalf("cache has %d of %d nodes, %d of %d pods", s.cache.NodeCount(), nodes, benchPodCount(s), pods)
+			b.Fatalf("cache has %d of %d nodes, %d of %d pods", s.Cache().NodeCount(), nodes, benchPodCount(s), pods)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return s, testenv.BenchPod("measured", name)
+	return s, review.New(s), testenv.BenchPod("measured", name)
 }
 
-func benchPodCount(s *Scheduler) int {
-	n, err := s.cache.PodCount()
+func benchPodCount(s *scheduler.Scheduler) int {
+	n, err := s.Cache().PodCount()
 	if err != nil {
 		return 0
 	}
@@ -102,11 +103,11 @@ func benchPodCount(s *Scheduler) int {
 func BenchmarkReview(b *testing.B) {
 	for _, nodes := range []int{500, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			s, pod := benchCluster(b, nodes, 200)
+			_, reviews, pod := benchCluster(b, nodes, 200)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := s.Review(ctx, ReviewRequest{Pod: pod, ScoredNodes: 10})
+				r, err := reviews.Review(ctx, review.Request{Pod: pod, ScoredNodes: 10})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -132,7 +133,7 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 		}
 		rate := c.rate
 		b.Run(label, func(b *testing.B) {
-			s, pod := benchCluster(b, c.nodes, 200)
+			s, rs, pod := benchCluster(b, c.nodes, 200)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var wg sync.WaitGroup
@@ -153,7 +154,7 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 								return
 							}
 						}
-						if _, err := s.Review(ctx, ReviewRequest{Pod: pod, ScoredNodes: 10}); err != nil && ctx.Err() == nil {
+						if _, err := rs.Review(ctx, review.Request{Pod: pod, ScoredNodes: 10}); err != nil && ctx.Err() == nil {
 							b.Error(err)
 							return
 						}
@@ -161,25 +162,18 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 					}
 				})
 			}
-			lp := s.acquireProfile(pod.Spec.SchedulerName)
-			defer lp.release(klog.Background())
-			pi, err := framework.NewPodInfo(pod)
+			decide, release, err := s.CycleDecision(pod)
 			if err != nil {
 				b.Fatal(err)
 			}
-			qpi := &framework.QueuedPodInfo{PodInfo: pi}
+			defer release()
 			// The live snapshot is the scheduling loop's; its queue is
 			// empty (every pod is bound), so the loop waits and this one
 			// stands in for it.
 			start := time.Now()
-			logger := klog.Background()
 			for b.Loop() {
-				if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+				if err := decide(ctx); err != nil {
 					b.Fatal(err)
-				}
-				state := framework.NewCycleState()
-				if _, st := s.schedulingAlgorithm(ctx, state, lp.fw, qpi, time.Now()); !st.IsSuccess() {
-					b.Fatal(st.AsError())
 				}
 			}
 			elapsed := time.Since(start)
@@ -197,7 +191,7 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 //	go test ./scheduler/ -run '^$' -bench Scenario -benchtime 3x -cpu 2
 func BenchmarkScenarioDrain(b *testing.B) {
 	const nodes = 5000
-	s, _ := benchCluster(b, nodes, nodes)
+	_, reviews, _ := benchCluster(b, nodes, nodes)
 	var drained []string
 	for i := 0; i < nodes; i += 10 {
 		drained = append(drained, fmt.Sprintf("node-%d", i))
@@ -205,7 +199,7 @@ func BenchmarkScenarioDrain(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := s.Review(ctx, ReviewRequest{SchedulerName: "bench", Scenario: &Scenario{RemoveNodes: drained, ReportBy: v1.LabelTopologyZone}})
+		r, err := reviews.Review(ctx, review.Request{SchedulerName: "bench", Scenario: &review.Scenario{RemoveNodes: drained, ReportBy: v1.LabelTopologyZone}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -220,7 +214,7 @@ func BenchmarkScenarioDrain(b *testing.B) {
 // bound to that pool, on 5000 nodes: 13, found in 9 runs.
 func BenchmarkScenarioMinimize(b *testing.B) {
 	const nodes = 5000
-	s, _ := benchCluster(b, nodes, 1000)
+	_, reviews, _ := benchCluster(b, nodes, 1000)
 	shape := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "new", Labels: map[string]string{"pool": "new", v1.LabelOSStable: "linux"}},
 		Status: v1.NodeStatus{
@@ -235,9 +229,9 @@ func BenchmarkScenarioMinimize(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := s.Review(ctx, ReviewRequest{SchedulerName: "bench", Scenario: &Scenario{
-			Pods:     []ScenarioPods{{Template: pod, Replicas: 50}},
-			Minimize: &Minimize{Shape: NodeShape{Template: shape}, Max: 100},
+		r, err := reviews.Review(ctx, review.Request{SchedulerName: "bench", Scenario: &review.Scenario{
+			Pods:     []review.ScenarioPods{{Template: pod, Replicas: 50}},
+			Minimize: &review.Minimize{Shape: review.NodeShape{Template: shape}, Max: 100},
 		}})
 		if err != nil {
 			b.Fatal(err)

@@ -108,9 +108,6 @@ type Scheduler struct {
 	// algorithm picks nodes on the live snapshot (algorithm.go).
 	algorithm *algorithm
 
-	// reviews is the snapshot reviews share, one at a time (review.go).
-	reviews reviewSnapshot
-
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).
 	overcommit *overcommitWatch

@@ -1,17 +1,18 @@
-package scheduler
+package review
 
 import (
 	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // The smallest count is found by bisection, and the answer always rests
@@ -39,7 +40,7 @@ func TestMinimizeFindsTheSmallestCountAndRunsItAndTheOneBelow(t *testing.T) {
 				ran[n] = true
 				return &scenarioRun{unplaced: max(0, tc.need-n), minimizeNodes: n}, nil
 			}
-			out := &MinimizeReview{Count: -1, Max: tc.max}
+			out := &MinimizeAnswer{Count: -1, Max: tc.max}
 			r, err := minimize(tc.max, out, run)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(out.Count).To(Equal(tc.wantCount))
@@ -58,7 +59,7 @@ func TestMinimizeFindsTheSmallestCountAndRunsItAndTheOneBelow(t *testing.T) {
 	t.Run("a failed run is the answer's error", func(t *testing.T) {
 		g := NewWithT(t)
 		boom := errors.New("boom")
-		_, err := minimize(8, &MinimizeReview{}, func(n int) (*scenarioRun, error) {
+		_, err := minimize(8, &MinimizeAnswer{}, func(n int) (*scenarioRun, error) {
 			if n == 8 {
 				return nil, boom
 			}
@@ -197,11 +198,11 @@ func TestPlanScenarioExpansionAndLimits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			snapshot := internalcache.NewSnapshot(pods, nodes)
-			s := &Scheduler{opts: options{scenarioLimits: ScenarioLimits{Nodes: 10, Pods: 5}}}
-			rc := &reviewCycle{reviewFramework: &reviewFramework{snapshot: snapshot}}
+			rs := &Reviews{opts: options{scenarioLimits: ScenarioLimits{Nodes: 10, Pods: 5}}}
+			rc := &cycle{reviewFramework: &reviewFramework{snapshot: snapshot}}
 			base, err := snapshot.List()
 			g.Expect(err).NotTo(HaveOccurred())
-			p, err := s.planScenario(rc, &tc.sc, base)
+			p, err := rs.planScenario(rc, &tc.sc, base)
 			if tc.wantField == "" {
 				g.Expect(err).NotTo(HaveOccurred())
 				tc.check(g, p)
