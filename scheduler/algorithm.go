@@ -29,7 +29,7 @@ import (
 // does not interact with the scheduling queue, run binding, or handle
 // scheduling failures: those stay with the cycle (schedule_one.go). The
 // live cycle runs it on the scheduler's snapshot; a review runs the same
-// code on a snapshot of its own (review_evaluate.go), so an explanation
+// code on a snapshot of its own (Algorithm, package review), so an explanation
 // cannot drift from what the scheduler does.
 
 const (
