@@ -126,7 +126,7 @@
 // or converts spec.profileSpec exactly as a SchedulerProfile's spec (same
 // extender resolution, convertProfile, buildRefusal: a draft that does not
 // build gets the reason a SchedulerProfile would, with its field paths under
-// spec.profileSpec), runs scheduler.Reviewer.Review, and writes the answer
+// spec.profileSpec), runs review.Reviewer.Review, and writes the answer
 // (bounded by spec.maxNodes; what-if lists the review namespace's pods only)
 // with Complete or Failed, whose message names the field at fault. A finished
 // review is never answered again, and is deleted ttlSecondsAfterFinished

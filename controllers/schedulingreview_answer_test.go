@@ -17,17 +17,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // recordingReviewer keeps the requests it gets and places every pod on
 // one node.
-type recordingReviewer struct{ reqs []scheduler.ReviewRequest }
+type recordingReviewer struct{ reqs []review.Request }
 
-func (f *recordingReviewer) Review(_ context.Context, req scheduler.ReviewRequest) (*scheduler.Review, error) {
+func (f *recordingReviewer) Review(_ context.Context, req review.Request) (*review.Answer, error) {
 	f.reqs = append(f.reqs, req)
-	return &scheduler.Review{SchedulerName: corev1.DefaultSchedulerName, SnapshotNodes: 1, Pod: &scheduler.PodReview{
-		Pod: req.Pod, SelectedNode: "n1", Feasible: []scheduler.NodeResult{{Name: "n1", Total: 1}},
+	return &review.Answer{SchedulerName: corev1.DefaultSchedulerName, SnapshotNodes: 1, Pod: &review.PodAnswer{
+		Pod: req.Pod, SelectedNode: "n1", Feasible: []review.NodeResult{{Name: "n1", Total: 1}},
 	}}, nil
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // notReadyRetry is how soon a review is retried while the scheduler is
@@ -32,7 +33,7 @@ type schedulingReviewReconciler struct {
 	// status.
 	Client client.Client
 	// Reviewer runs the reviews.
-	Reviewer scheduler.Reviewer
+	Reviewer review.Reviewer
 	// Plugins and ExtenderSecretsNamespace: as Options, so a draft is
 	// checked as a SchedulerProfile of the same spec would be.
 	Plugins                  Plugins
@@ -59,7 +60,7 @@ func (r *schedulingReviewReconciler) Reconcile(ctx context.Context, req reconcil
 		return r.expire(ctx, sr)
 	}
 	outcome, err := r.answer(ctx, sr)
-	if errors.Is(err, scheduler.ErrNotReady) {
+	if errors.Is(err, review.ErrNotReady) {
 		return reconcile.Result{RequeueAfter: notReadyRetry}, nil
 	}
 	if err != nil {
@@ -100,10 +101,10 @@ func (r *schedulingReviewReconciler) expire(ctx context.Context, sr *v1alpha1.Sc
 type reviewQuestion interface {
 	// request sets the question in req; a spec that cannot be asked is a
 	// refusal naming the field at fault.
-	request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *scheduler.ReviewRequest) *Refusal
+	request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *review.Request) *Refusal
 	// answer writes the scheduler's answer into its part of st and
 	// returns its words for the Complete condition.
-	answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string
+	answer(sr *v1alpha1.SchedulingReview, r *review.Answer, st *v1alpha1.SchedulingReviewStatus) string
 	// notFound is the message of an error saying that what the question
 	// names (a pod, a pod group, the profile serving them) is not there,
 	// naming the field.
@@ -130,7 +131,7 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 	spec := sr.Spec
 	var out reviewOutcome
 	// Status lists the scores of the first maxNodes feasible nodes only.
-	req := scheduler.ReviewRequest{ScoredNodes: maxNodes(sr)}
+	req := review.Request{ScoredNodes: maxNodes(sr)}
 
 	switch {
 	case spec.Profile != "" && spec.ProfileSpec != nil:
@@ -166,18 +167,18 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 	}
 
 	rev, err := r.Reviewer.Review(ctx, req)
-	var buildErr *scheduler.BuildError
-	if se, ok := scheduler.IsScenarioError(err); ok {
+	var buildErr *review.BuildError
+	if se, ok := review.IsScenarioError(err); ok {
 		return scenarioFailure(se), nil
 	}
 	switch {
-	case errors.Is(err, scheduler.ErrNotReady):
+	case errors.Is(err, review.ErrNotReady):
 		return out, err
-	case errors.Is(err, scheduler.ErrPodNotFound):
+	case errors.Is(err, review.ErrPodNotFound):
 		return failed(v1alpha1.ReasonPodNotFound, q.notFound(sr, err)), nil
-	case errors.Is(err, scheduler.ErrPodGroupNotFound):
+	case errors.Is(err, review.ErrPodGroupNotFound):
 		return failed(v1alpha1.ReasonPodGroupNotFound, q.notFound(sr, err)), nil
-	case errors.Is(err, scheduler.ErrNotServing):
+	case errors.Is(err, review.ErrNotServing):
 		if spec.Profile != "" {
 			return failed(v1alpha1.ReasonProfileNotServing, "spec.profile: "+err.Error()), nil
 		}
@@ -274,7 +275,7 @@ func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error
 
 // SetupReviews registers the SchedulingReview reconciler on mgr, answering
 // with reviewer. The field indexes of Setup must exist.
-func SetupReviews(mgr manager.Manager, reviewer scheduler.Reviewer, opts Options) error {
+func SetupReviews(mgr manager.Manager, reviewer review.Reviewer, opts Options) error {
 	if reviewer == nil {
 		return errors.New("controllers.SetupReviews: nil Reviewer")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // TestReviewNamesOnlyItsNamespace: a review answers a tenant allowed to
@@ -23,11 +24,11 @@ func TestReviewNamesOnlyItsNamespace(t *testing.T) {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1.PodSpec{SchedulerName: scheduler}}
 	}
 	web := pod("team", "web", "bin-packing")
-	preemption := &scheduler.PreemptionReview{Node: "n1", Victims: []string{"finance/payroll-db-0", "team/batch-1", "finance/payroll-db-1"}}
+	preemption := &review.Preemption{Node: "n1", Victims: []string{"finance/payroll-db-0", "team/batch-1", "finance/payroll-db-1"}}
 	for _, tc := range []struct {
 		name   string
 		spec   v1alpha1.SchedulingReviewSpec
-		review scheduler.Review
+		review review.Answer
 		// want are substrings of the status's JSON: the own pods named,
 		// the others counted.
 		want []string
@@ -35,13 +36,13 @@ func TestReviewNamesOnlyItsNamespace(t *testing.T) {
 		{
 			name:   "explain: preemption victims",
 			spec:   v1alpha1.SchedulingReviewSpec{PodName: "web"},
-			review: scheduler.Review{Pod: &scheduler.PodReview{Pod: web, Message: "0/1 nodes are available", Preemption: preemption}},
+			review: review.Answer{Pod: &review.PodAnswer{Pod: web, Message: "0/1 nodes are available", Preemption: preemption}},
 			want:   []string{`"victims":["team/batch-1"]`, `"otherNamespaceVictims":2`},
 		},
 		{
 			name: "explain of a bound pod: the overcommitted node's pods",
 			spec: v1alpha1.SchedulingReviewSpec{PodName: "web"},
-			review: scheduler.Review{Pod: &scheduler.PodReview{Pod: web, SelectedNode: "n1", BoundNode: "n1", Overcommitted: &scheduler.Overcommit{
+			review: review.Answer{Pod: &review.PodAnswer{Pod: web, SelectedNode: "n1", BoundNode: "n1", Overcommitted: &scheduler.Overcommit{
 				Over: "cpu 5 > 4",
 				Pods: []*v1.Pod{pod("finance", "payroll-db-0", "default-scheduler"), web, pod("finance", "payroll-db-1", "default-scheduler")},
 			}}},
@@ -50,14 +51,14 @@ func TestReviewNamesOnlyItsNamespace(t *testing.T) {
 		{
 			name: "a pod group: workload-aware preemption's victims",
 			spec: v1alpha1.SchedulingReviewSpec{PodGroupName: "train"},
-			review: scheduler.Review{Group: &scheduler.GroupReview{Namespace: "team", Name: "train", Reason: "Unschedulable", Message: "m",
-				Members: []scheduler.GroupMember{{Name: "train-0", Message: "no"}}, Preemption: preemption}},
+			review: review.Answer{Group: &review.GroupAnswer{Namespace: "team", Name: "train", Reason: "Unschedulable", Message: "m",
+				Members: []review.GroupMember{{Name: "train-0", Message: "no"}}, Preemption: preemption}},
 			want: []string{`"victims":["team/batch-1"]`, `"otherNamespaceVictims":2`},
 		},
 		{
 			name: "what-if: the pending pods",
 			spec: v1alpha1.SchedulingReviewSpec{PendingPods: true},
-			review: scheduler.Review{WhatIf: []scheduler.WhatIfPod{
+			review: review.Answer{WhatIf: []review.WhatIfPod{
 				{Namespace: "finance", Name: "payroll-db-0", Node: "n1", Group: "payroll-db"},
 				{Namespace: "team", Name: "web", Node: "n2"},
 				{Namespace: "finance", Name: "payroll-db-1", Message: "no"},
@@ -67,13 +68,13 @@ func TestReviewNamesOnlyItsNamespace(t *testing.T) {
 		{
 			name: "a scenario: drained, pending and added pods, and groups",
 			spec: v1alpha1.SchedulingReviewSpec{PendingPods: true, Scenario: &v1alpha1.ReviewScenario{}},
-			review: scheduler.Review{Scenario: &scheduler.ScenarioReview{
-				Pods: []scheduler.ScenarioPod{
-					{WhatIfPod: scheduler.WhatIfPod{Namespace: "finance", Name: "payroll-db-0", Node: "n2"}, Source: scheduler.SourceEvicted, FromNode: "n1"},
-					{WhatIfPod: scheduler.WhatIfPod{Namespace: "finance", Name: "payroll-db-1", Message: "no", Group: "payroll-db"}, Source: scheduler.SourcePending},
-					{WhatIfPod: scheduler.WhatIfPod{Namespace: "team", Name: "web", Node: "n2"}, Source: scheduler.SourceEvicted, FromNode: "n1"},
+			review: review.Answer{Scenario: &review.ScenarioAnswer{
+				Pods: []review.ScenarioPod{
+					{WhatIfPod: review.WhatIfPod{Namespace: "finance", Name: "payroll-db-0", Node: "n2"}, Source: review.SourceEvicted, FromNode: "n1"},
+					{WhatIfPod: review.WhatIfPod{Namespace: "finance", Name: "payroll-db-1", Message: "no", Group: "payroll-db"}, Source: review.SourcePending},
+					{WhatIfPod: review.WhatIfPod{Namespace: "team", Name: "web", Node: "n2"}, Source: review.SourceEvicted, FromNode: "n1"},
 				},
-				Groups: []scheduler.GroupOutcome{{Namespace: "finance", Name: "payroll-db", MinCount: 2, Members: 2}, {Namespace: "team", Name: "extra", MinCount: 1, Members: 1, Placed: 1}},
+				Groups: []review.GroupOutcome{{Namespace: "finance", Name: "payroll-db", MinCount: 2, Members: 2}, {Namespace: "team", Name: "extra", MinCount: 1, Members: 1, Placed: 1}},
 			}},
 			want: []string{`"pods":3`, `"evicted":2`, `"pod":"team/web"`, `"group":"team/extra"`},
 		},

@@ -8,12 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/decode"
-	"github.com/profile-scheduler/profile-scheduler/scheduler"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/decode"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // podQuestion is a review of one pod (spec.podName) or pod template
@@ -21,7 +22,7 @@ import (
 // pending member of a PodGroup is answered for its group.
 type podQuestion struct{}
 
-func (podQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *scheduler.ReviewRequest) *Refusal {
+func (podQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *review.Request) *Refusal {
 	if sr.Spec.PodTemplate == nil {
 		req.PodNamespace, req.PodName = sr.Namespace, sr.Spec.PodName
 		return nil
@@ -34,7 +35,7 @@ func (podQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *
 	return nil
 }
 
-func (podQuestion) answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string {
+func (podQuestion) answer(sr *v1alpha1.SchedulingReview, r *review.Answer, st *v1alpha1.SchedulingReviewStatus) string {
 	if r.Group != nil {
 		// A member: its group's answer, and its own outcome in it.
 		msg := groupQuestion{}.answer(sr, r, st)
@@ -52,7 +53,7 @@ func (podQuestion) answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st
 }
 
 func (podQuestion) notFound(sr *v1alpha1.SchedulingReview, err error) string {
-	if errors.Is(err, scheduler.ErrPodNotFound) {
+	if errors.Is(err, review.ErrPodNotFound) {
 		return fmt.Sprintf("spec.podName: no pod %q in namespace %q that is pending or running", sr.Spec.PodName, sr.Namespace)
 	}
 	return "spec.podName: " + err.Error()
@@ -69,7 +70,7 @@ const maxRejectionGroups = 20
 // most maxNodes nodes. Pods are named for a review of namespace: those
 // of other namespaces (victims, an overcommitted node's pods) are
 // counted.
-func podResult(p *scheduler.PodReview, namespace string, maxNodes int) *v1alpha1.PodReviewResult {
+func podResult(p *review.PodAnswer, namespace string, maxNodes int) *v1alpha1.PodReviewResult {
 	out := &v1alpha1.PodReviewResult{
 		Pod:           p.Pod.Namespace + "/" + p.Pod.Name,
 		Route:         p.Pod.Annotations[v1alpha1.RouteAnnotation],
@@ -122,7 +123,7 @@ func podResult(p *scheduler.PodReview, namespace string, maxNodes int) *v1alpha1
 
 // preemptionResult is preemption's dry run for a review of namespace:
 // the victims of namespace by name, the others counted.
-func preemptionResult(pr *scheduler.PreemptionReview, namespace string) *v1alpha1.PreemptionResult {
+func preemptionResult(pr *review.Preemption, namespace string) *v1alpha1.PreemptionResult {
 	if pr == nil {
 		return nil
 	}
@@ -137,7 +138,7 @@ func preemptionResult(pr *scheduler.PreemptionReview, namespace string) *v1alpha
 	return out
 }
 
-func groupRejections(rejected []scheduler.NodeRejection, maxNodes int) []v1alpha1.RejectedNodes {
+func groupRejections(rejected []review.NodeRejection, maxNodes int) []v1alpha1.RejectedNodes {
 	type key struct {
 		plugin, reason string
 		unresolvable   bool

@@ -4,21 +4,22 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/scheduler"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // groupQuestion is a review of a PodGroup (spec.podGroupName): what the
 // pod-group cycle would decide for the group.
 type groupQuestion struct{}
 
-func (groupQuestion) request(sr *v1alpha1.SchedulingReview, _ metav1.Time, req *scheduler.ReviewRequest) *Refusal {
+func (groupQuestion) request(sr *v1alpha1.SchedulingReview, _ metav1.Time, req *review.Request) *Refusal {
 	req.PodNamespace, req.PodGroupName = sr.Namespace, sr.Spec.PodGroupName
 	return nil
 }
 
-func (groupQuestion) answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string {
+func (groupQuestion) answer(sr *v1alpha1.SchedulingReview, r *review.Answer, st *v1alpha1.SchedulingReviewStatus) string {
 	st.Group = groupResult(r.Group, sr.Namespace)
 	return "pod group " + st.Group.PodGroup + ": " + groupSummary(st.Group)
 }
@@ -29,7 +30,7 @@ func (groupQuestion) notFound(_ *v1alpha1.SchedulingReview, err error) string {
 
 // groupResult is a group's review as status gives it to a review of
 // namespace.
-func groupResult(g *scheduler.GroupReview, namespace string) *v1alpha1.GroupReviewResult {
+func groupResult(g *review.GroupAnswer, namespace string) *v1alpha1.GroupReviewResult {
 	out := &v1alpha1.GroupReviewResult{PodGroup: g.Namespace + "/" + g.Name, MinCount: g.MinCount, Verdict: g.Reason, Message: g.Message}
 	byNode := map[string][]string{}
 	var order []string
@@ -68,9 +69,9 @@ func groupSummary(g *v1alpha1.GroupReviewResult) string {
 	switch g.Verdict {
 	case "Scheduled":
 		return "all " + plural(int(g.Pending), "pending member") + " would be placed"
-	case scheduler.GroupWaiting:
+	case review.GroupWaiting:
 		return "waiting, not attempted (" + g.Message + ")"
-	case scheduler.GroupNothingPending:
+	case review.GroupNothingPending:
 		return "no member is pending"
 	}
 	return g.Verdict + " (" + g.Message + ")"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/decode"
-	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // scenarioQuestion is a capacity review (spec.scenario): what fits if the
@@ -21,7 +21,7 @@ import (
 // set.
 type scenarioQuestion struct{}
 
-func (scenarioQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *scheduler.ReviewRequest) *Refusal {
+func (scenarioQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, req *review.Request) *Refusal {
 	if sr.Spec.Profile == "" && sr.Spec.ProfileSpec == nil {
 		return &Refusal{Reason: v1alpha1.ReasonInvalidReview, Message: "spec.scenario needs spec.profile or spec.profileSpec"}
 	}
@@ -34,7 +34,7 @@ func (scenarioQuestion) request(sr *v1alpha1.SchedulingReview, now metav1.Time, 
 	return nil
 }
 
-func (scenarioQuestion) answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string {
+func (scenarioQuestion) answer(sr *v1alpha1.SchedulingReview, r *review.Answer, st *v1alpha1.SchedulingReviewStatus) string {
 	st.Scenario = scenarioResult(r.Scenario, sr.Namespace, sr.Spec.Scenario.ReportBy)
 	return scenarioMessage(st.Scenario)
 }
@@ -50,9 +50,9 @@ var scenarioPath = field.NewPath("spec", "scenario")
 // decoded strictly, the selector parsed. What does not decode or parse
 // gives the errors, each naming its field. Counts are checked against the
 // operator's limits by the scheduler, before anything is expanded.
-func scenarioRequest(sr *v1alpha1.SchedulingReview, now metav1.Time) (*scheduler.Scenario, field.ErrorList) {
+func scenarioRequest(sr *v1alpha1.SchedulingReview, now metav1.Time) (*review.Scenario, field.ErrorList) {
 	in := sr.Spec.Scenario
-	out := &scheduler.Scenario{ReportBy: in.ReportBy, Now: now.Time}
+	out := &review.Scenario{ReportBy: in.ReportBy, Now: now.Time}
 	var errs field.ErrorList
 	if in.ReportBy != "" {
 		for _, msg := range validation.IsQualifiedName(in.ReportBy) {
@@ -92,19 +92,19 @@ func scenarioRequest(sr *v1alpha1.SchedulingReview, now metav1.Time) (*scheduler
 		name := fmt.Sprintf("%s-pods-%d", sr.Name, i)
 		pod, podErrs := scenarioPod(sr, tmpl, name, types.UID(fmt.Sprintf("%s-pods-%d", sr.UID, i)), now, path.Child("podTemplate"))
 		errs = append(errs, podErrs...)
-		out.Pods = append(out.Pods, scheduler.ScenarioPods{Template: pod, Replicas: int(p.Replicas), MinCount: minCount})
+		out.Pods = append(out.Pods, review.ScenarioPods{Template: pod, Replicas: int(p.Replicas), MinCount: minCount})
 	}
 	if m := in.Minimize; m != nil {
 		shape, shapeErrs := nodeShape(m.NodeShape, scenarioPath.Child("minimize"))
 		errs = append(errs, shapeErrs...)
-		out.Minimize = &scheduler.Minimize{Shape: shape, Max: int(m.Max)}
+		out.Minimize = &review.Minimize{Shape: shape, Max: int(m.Max)}
 	}
 	return out, errs
 }
 
 // nodeShape decodes a shape's template strictly into a Node.
-func nodeShape(in v1alpha1.NodeShape, path *field.Path) (scheduler.NodeShape, field.ErrorList) {
-	out := scheduler.NodeShape{FromNode: in.FromNode}
+func nodeShape(in v1alpha1.NodeShape, path *field.Path) (review.NodeShape, field.ErrorList) {
+	out := review.NodeShape{FromNode: in.FromNode}
 	if in.Template == nil {
 		return out, nil
 	}
@@ -139,7 +139,7 @@ func scenarioPod(sr *v1alpha1.SchedulingReview, t *v1alpha1.ReviewPodTemplate, n
 }
 
 // scenarioFailure is the failure of a scenario the scheduler refused.
-func scenarioFailure(err *scheduler.ScenarioError) reviewOutcome {
+func scenarioFailure(err *review.ScenarioError) reviewOutcome {
 	reason := v1alpha1.ReasonInvalidScenario
 	if err.TooLarge {
 		reason = v1alpha1.ReasonScenarioTooLarge
@@ -151,7 +151,7 @@ func scenarioFailure(err *scheduler.ScenarioError) reviewOutcome {
 // counted, the pods and groups of the review's namespace listed (unplaced
 // first, at most maxWhatIfPods of each); no pod of another namespace is
 // named.
-func scenarioResult(r *scheduler.ScenarioReview, namespace, reportBy string) *v1alpha1.ScenarioResult {
+func scenarioResult(r *review.ScenarioAnswer, namespace, reportBy string) *v1alpha1.ScenarioResult {
 	out := &v1alpha1.ScenarioResult{
 		Pods:         int32(len(r.Pods)),
 		NotMoved:     int32(r.NotMoved),
@@ -160,7 +160,7 @@ func scenarioResult(r *scheduler.ScenarioReview, namespace, reportBy string) *v1
 		ReportBy:     reportBy,
 	}
 	for _, p := range r.Pods {
-		if p.Source == scheduler.SourceEvicted {
+		if p.Source == review.SourceEvicted {
 			out.Evicted++
 		}
 		if p.Node != "" {
@@ -198,11 +198,11 @@ func scenarioResult(r *scheduler.ScenarioReview, namespace, reportBy string) *v1
 	return out
 }
 
-func shares(u scheduler.Usage) v1alpha1.ResourceShares {
+func shares(u review.Usage) v1alpha1.ResourceShares {
 	return v1alpha1.ResourceShares{Nodes: int32(u.Nodes), CPU: percent(u.MilliCPU), Memory: percent(u.Memory), Pods: percent(u.Pods)}
 }
 
-func percent(r scheduler.ResourceUsage) int32 {
+func percent(r review.ResourceUsage) int32 {
 	if r.Allocatable <= 0 {
 		return 0
 	}

@@ -7,14 +7,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // reviewOutcome is what answering a review decided: a failure, or the
 // scheduler's review and the profile it used.
 type reviewOutcome struct {
 	failure    *Refusal
-	review     *scheduler.Review
+	review     *review.Answer
 	draft      bool
 	profile    string
 	generation int64

@@ -10,25 +10,26 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 func TestPodResultBoundsAndGroups(t *testing.T) {
 	g := NewWithT(t)
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}}
-	var feasible []scheduler.NodeResult
+	var feasible []review.NodeResult
 	for i, n := range []string{"a", "b", "c", "d"} {
-		feasible = append(feasible, scheduler.NodeResult{Name: n, Total: int64(100 - i), Sampled: i < 3, Scores: []scheduler.ScoreDetail{
+		feasible = append(feasible, review.NodeResult{Name: n, Total: int64(100 - i), Sampled: i < 3, Scores: []review.ScoreDetail{
 			{Name: "NodeResourcesFit", Raw: 50, Normalized: 50, Weight: 2, Weighted: 100 - int64(i)},
 			{Name: "http://extender", Extender: true, Weighted: 7},
 		}})
 	}
-	var rejected []scheduler.NodeRejection
+	var rejected []review.NodeRejection
 	for i := range 5 {
-		rejected = append(rejected, scheduler.NodeRejection{Node: "cpu-" + string(rune('0'+i)), Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}})
+		rejected = append(rejected, review.NodeRejection{Node: "cpu-" + string(rune('0'+i)), Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}})
 	}
-	rejected = append(rejected, scheduler.NodeRejection{Node: "t", Plugin: "TaintToleration", Reasons: []string{"node(s) had untolerated taint(s)"}, Unresolvable: true})
+	rejected = append(rejected, review.NodeRejection{Node: "t", Plugin: "TaintToleration", Reasons: []string{"node(s) had untolerated taint(s)"}, Unresolvable: true})
 
-	got := podResult(&scheduler.PodReview{Pod: pod, SelectedNode: "a", Feasible: feasible, Rejected: rejected, NumFeasibleNodesToFind: 3, StartNode: "b"}, "ns", 2)
+	got := podResult(&review.PodAnswer{Pod: pod, SelectedNode: "a", Feasible: feasible, Rejected: rejected, NumFeasibleNodesToFind: 3, StartNode: "b"}, "ns", 2)
 	g.Expect(got.Pod).To(Equal("ns/web"))
 	g.Expect(got.FeasibleNodes).To(BeEquivalentTo(4))
 	g.Expect(got.Nodes).To(HaveLen(2))
@@ -47,19 +48,19 @@ func TestPodResultBoundsAndGroups(t *testing.T) {
 
 	routed := pod.DeepCopy()
 	routed.Annotations = map[string]string{v1alpha1.RouteAnnotation: "batch"}
-	g.Expect(podResult(&scheduler.PodReview{Pod: routed}, "ns", 2).Route).To(Equal("batch"))
+	g.Expect(podResult(&review.PodAnswer{Pod: routed}, "ns", 2).Route).To(Equal("batch"))
 
 	a := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: v1.PodSpec{SchedulerName: "x"}}
-	over := podResult(&scheduler.PodReview{Pod: pod, BoundNode: "n1", Overcommitted: &scheduler.Overcommit{Over: "cpu 5 > 4", Pods: []*v1.Pod{a}}}, "ns", 2)
+	over := podResult(&review.PodAnswer{Pod: pod, BoundNode: "n1", Overcommitted: &scheduler.Overcommit{Over: "cpu 5 > 4", Pods: []*v1.Pod{a}}}, "ns", 2)
 	g.Expect(over.BoundNode).To(Equal("n1"))
 	g.Expect(over.Overcommitted).To(Equal("cpu 5 > 4; bound pods: ns/a (x)"))
 }
 
 func TestRejectionGroupsAreBounded(t *testing.T) {
 	g := NewWithT(t)
-	var rejected []scheduler.NodeRejection
+	var rejected []review.NodeRejection
 	for i := range 5000 {
-		rejected = append(rejected, scheduler.NodeRejection{Node: fmt.Sprintf("n%04d", i), Plugin: "http://extender", Reasons: []string{fmt.Sprintf("no GPU on n%04d", i)}})
+		rejected = append(rejected, review.NodeRejection{Node: fmt.Sprintf("n%04d", i), Plugin: "http://extender", Reasons: []string{fmt.Sprintf("no GPU on n%04d", i)}})
 	}
 	got := groupRejections(rejected, 3)
 	g.Expect(got).To(HaveLen(maxRejectionGroups))
@@ -89,7 +90,7 @@ func TestReviewStatus(t *testing.T) {
 			condition: v1alpha1.ConditionFailed, reason: v1alpha1.ReasonPodNotFound, message: "spec.podName: no pod",
 		},
 		"what-if lists the review's namespace only": {
-			outcome: reviewOutcome{review: &scheduler.Review{SchedulerName: "s", SnapshotNodes: 3, WhatIf: []scheduler.WhatIfPod{
+			outcome: reviewOutcome{review: &review.Answer{SchedulerName: "s", SnapshotNodes: 3, WhatIf: []review.WhatIfPod{
 				{Namespace: "ns", Name: "a", Node: "n1"},
 				{Namespace: "other", Name: "b", Node: "n2"},
 				{Namespace: "ns", Name: "c", Message: "0/3 nodes are available"},
@@ -119,7 +120,7 @@ func TestReviewStatus(t *testing.T) {
 }
 
 func TestGroupStatus(t *testing.T) {
-	members := []scheduler.GroupMember{
+	members := []review.GroupMember{
 		{Name: "w-0", Node: "a", Message: "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
 		{Name: "w-1", Node: "b", Message: "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
 		{Name: "w-2", Node: "b", Message: "pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
@@ -128,7 +129,7 @@ func TestGroupStatus(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name       string
-		review     scheduler.GroupReview
+		review     review.GroupAnswer
 		placed     int32
 		nodes      []v1alpha1.GroupNodeResult
 		summary    string
@@ -139,7 +140,7 @@ func TestGroupStatus(t *testing.T) {
 	}{
 		{
 			name:    "unschedulable: nodes list where the algorithm put them, nothing is placed",
-			review:  scheduler.GroupReview{Namespace: "ns", Name: "train", MinCount: 4, Reason: "Unschedulable", Message: "m", Members: members, Preemption: &scheduler.PreemptionReview{Victims: []string{"ns/low"}}},
+			review:  review.GroupAnswer{Namespace: "ns", Name: "train", MinCount: 4, Reason: "Unschedulable", Message: "m", Members: members, Preemption: &review.Preemption{Victims: []string{"ns/low"}}},
 			nodes:   []v1alpha1.GroupNodeResult{{Node: "b", Pods: []string{"w-1", "w-2"}}, {Node: "a", Pods: []string{"w-0"}}},
 			summary: "Unschedulable (m)",
 			member:  "w-3", memberMsg: "0/2 nodes are available: 2 Insufficient cpu.",
@@ -147,14 +148,14 @@ func TestGroupStatus(t *testing.T) {
 		},
 		{
 			name:   "scheduled: every pending member is placed",
-			review: scheduler.GroupReview{Namespace: "ns", Name: "train", Reason: "Scheduled", Members: []scheduler.GroupMember{{Name: "w-0", Node: "a"}, {Name: "w-1", Node: "a"}, {Name: "w-9", Node: "c", Scheduled: true}}},
+			review: review.GroupAnswer{Namespace: "ns", Name: "train", Reason: "Scheduled", Members: []review.GroupMember{{Name: "w-0", Node: "a"}, {Name: "w-1", Node: "a"}, {Name: "w-9", Node: "c", Scheduled: true}}},
 			placed: 2, nodes: []v1alpha1.GroupNodeResult{{Node: "a", Pods: []string{"w-0", "w-1"}}},
 			summary: "all 2 pending members would be placed",
 			member:  "w-1", memberNode: "a",
 		},
 		{
 			name:    "waiting",
-			review:  scheduler.GroupReview{Namespace: "ns", Name: "train", Reason: scheduler.GroupWaiting, Message: "GangScheduling: waiting", Members: []scheduler.GroupMember{{Name: "w-0", Message: "GangScheduling: waiting"}}},
+			review:  review.GroupAnswer{Namespace: "ns", Name: "train", Reason: review.GroupWaiting, Message: "GangScheduling: waiting", Members: []review.GroupMember{{Name: "w-0", Message: "GangScheduling: waiting"}}},
 			summary: "waiting, not attempted (GangScheduling: waiting)",
 			member:  "w-0", memberMsg: "GangScheduling: waiting",
 		},
@@ -180,7 +181,7 @@ func TestGroupStatus(t *testing.T) {
 
 func TestWhatIfCountsGroups(t *testing.T) {
 	g := NewWithT(t)
-	got := whatIfResult([]scheduler.WhatIfPod{
+	got := whatIfResult([]review.WhatIfPod{
 		{Namespace: "ns", Name: "a-0", Node: "n1", Group: "a"},
 		{Namespace: "ns", Name: "a-1", Node: "n1", Group: "a"},
 		{Namespace: "ns", Name: "b-0", Group: "b", Message: "no"},

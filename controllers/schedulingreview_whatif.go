@@ -3,22 +3,23 @@ package controllers
 import (
 	"strconv"
 
-	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/scheduler"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // pendingQuestion is a what-if review (spec.pendingPods): where the
 // pending pods of a schedulerName would go, in queue order.
 type pendingQuestion struct{}
 
-func (pendingQuestion) request(sr *v1alpha1.SchedulingReview, _ metav1.Time, req *scheduler.ReviewRequest) *Refusal {
+func (pendingQuestion) request(sr *v1alpha1.SchedulingReview, _ metav1.Time, req *review.Request) *Refusal {
 	req.PendingPods, req.PendingSchedulerName = true, sr.Spec.SchedulerName
 	return nil
 }
 
-func (pendingQuestion) answer(sr *v1alpha1.SchedulingReview, r *scheduler.Review, st *v1alpha1.SchedulingReviewStatus) string {
+func (pendingQuestion) answer(sr *v1alpha1.SchedulingReview, r *review.Answer, st *v1alpha1.SchedulingReviewStatus) string {
 	st.WhatIf = whatIfResult(r.WhatIf, sr.Namespace)
 	msg := strconv.Itoa(int(st.WhatIf.Placed)) + " of " + plural(int(st.WhatIf.PendingPods), "pending pod") + " would be placed"
 	if st.WhatIf.PendingGroups > 0 {
@@ -36,7 +37,7 @@ const maxWhatIfPods = 500
 
 // whatIfResult counts every pod and lists those of namespace (a review
 // shows its own namespace's pods only), at most maxWhatIfPods.
-func whatIfResult(pods []scheduler.WhatIfPod, namespace string) *v1alpha1.WhatIfResult {
+func whatIfResult(pods []review.WhatIfPod, namespace string) *v1alpha1.WhatIfResult {
 	out := &v1alpha1.WhatIfResult{PendingPods: int32(len(pods))}
 	// A group is placed when its members are (all or none).
 	groups := sets.New[string]()

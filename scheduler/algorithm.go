@@ -29,7 +29,7 @@ import (
 // does not interact with the scheduling queue, run binding, or handle
 // scheduling failures: those stay with the cycle (schedule_one.go). The
 // live cycle runs it on the scheduler's snapshot; a review runs the same
-// code on a snapshot of its own (review_evaluate.go), so an explanation
+// code on a snapshot of its own (Algorithm, package review), so an explanation
 // cannot drift from what the scheduler does.
 
 const (
@@ -39,8 +39,8 @@ const (
 	minFeasibleNodesPercentageToFind = 5
 )
 
-// errNoNodesAvailable is the failure when the cluster has no node.
-var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
+// ErrNoNodesAvailable is the failure when the cluster has no node.
+var ErrNoNodesAvailable = errors.New("no nodes available to schedule pods")
 
 // algorithm is the state the algorithm keeps between pods: the snapshot
 // it reads (and a pod-group cycle assumes members on) and where the next
@@ -60,6 +60,53 @@ type algorithm struct {
 	schedulingCycle func() int64
 }
 
+// Algorithm is the algorithm on a snapshot of a caller's own, for work
+// beside the live cycle (package review): the same filter pass and
+// scoring the live cycle runs, one copy of the part that must never
+// differ. Its search starts where the live cycle's next one starts when
+// it is made and moves on per pass as the live one's does; it never
+// batches. Passes on one Algorithm take turns.
+type Algorithm struct{ a *algorithm }
+
+// Algorithm returns an algorithm on snapshot whose search starts at the
+// live cycle's next start index.
+func (s *Scheduler) Algorithm(snapshot *internalcache.Snapshot) *Algorithm {
+	return newAlgorithm(snapshot, s.opts.percentageOfNodesToScore, s.nextStartNodeIndex.Load())
+}
+
+func newAlgorithm(snapshot *internalcache.Snapshot, percentageOfNodesToScore int32, start int64) *Algorithm {
+	a := &algorithm{snapshot: snapshot, percentageOfNodesToScore: percentageOfNodesToScore, nextStartNodeIndex: new(atomic.Int64)}
+	a.nextStartNodeIndex.Store(start)
+	return &Algorithm{a: a}
+}
+
+// On returns an algorithm on snapshot whose search starts where a's next
+// one starts.
+func (a *Algorithm) On(snapshot *internalcache.Snapshot) *Algorithm {
+	return newAlgorithm(snapshot, a.a.percentageOfNodesToScore, a.a.nextStartNodeIndex.Load())
+}
+
+// StartIndex is where the next search of the nodes starts.
+func (a *Algorithm) StartIndex() int { return int(a.a.nextStartNodeIndex.Load()) }
+
+// FilterPass runs PreFilter, Filter and the extenders' filter for one pod
+// as search says, as the live cycle's findNodesThatFitPod does.
+func (a *Algorithm) FilterPass(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo, search Search) (Fit, error) {
+	return a.a.filterPass(ctx, fw, state, podInfo, search)
+}
+
+// NumFeasibleNodesToFind is how many feasible nodes end the live cycle's
+// search of numAllNodes nodes with fw.
+func (a *Algorithm) NumFeasibleNodesToFind(fw framework.Framework, numAllNodes int) int {
+	return int(a.a.numNodesToFind(fw, int32(numAllNodes)))
+}
+
+// Prioritize scores nodes for pod as the live cycle does (PreScore,
+// Score, NormalizeScore, the prioritizing extenders).
+func (a *Algorithm) Prioritize(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, error) {
+	return prioritizeNodes(ctx, fw, state, pod, nodes)
+}
+
 // scheduleResult is the outcome of the scheduling algorithm for one pod.
 type scheduleResult struct {
 	suggestedHost  string
@@ -76,7 +123,7 @@ func newFitError(pod *v1.Pod, numAllNodes int, diagnosis framework.Diagnosis) *f
 func (a *algorithm) schedulePod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduleResult, error) {
 	pod := podInfo.Pod
 	if a.snapshot.NumNodesInPlacement() == 0 {
-		return scheduleResult{}, errNoNodesAvailable
+		return scheduleResult{}, ErrNoNodesAvailable
 	}
 	feasible, diagnosis, nodeHint, err := a.findNodesThatFitPod(ctx, fw, state, podInfo)
 	if err != nil {
@@ -109,46 +156,46 @@ func (a *algorithm) schedulePod(ctx context.Context, fw framework.Framework, sta
 	}, nil
 }
 
-// search says how a filter pass looks at the nodes. The zero value is
+// Search says how a filter pass looks at the nodes. The zero value is
 // the live cycle's search.
-type search struct {
-	// everyNode: Filter looks at every node PreFilter leaves, from the
+type Search struct {
+	// EveryNode: Filter looks at every node PreFilter leaves, from the
 	// first, and the start index stays where it is; no nominated node is
 	// tried first. A review that explains a pod lists every node.
-	everyNode bool
-	// extenderRejections, when set, is given each node a filter extender
+	EveryNode bool
+	// ExtenderRejections, when set, is given each node a filter extender
 	// rejected, by the extender's name, and an extender's error names it:
 	// a review says which extender rejected a node.
-	extenderRejections map[string]string
+	ExtenderRejections map[string]string
 }
 
-// fit is a filter pass's outcome.
-type fit struct {
-	// nodes are the nodes Filter looked at (all of them, or those a
+// Fit is a filter pass's outcome.
+type Fit struct {
+	// Nodes are the nodes Filter looked at (all of them, or those a
 	// PreFilterResult names), nil when PreFilter rejected the pod (the
-	// diagnosis then says why); allNodes are the snapshot's.
-	nodes, allNodes []fwk.NodeInfo
-	// feasible passed Filter and the extenders' filter.
-	feasible  []fwk.NodeInfo
-	diagnosis framework.Diagnosis
+	// diagnosis then says why); AllNodes are the snapshot's.
+	Nodes, AllNodes []fwk.NodeInfo
+	// Feasible passed Filter and the extenders' filter.
+	Feasible  []fwk.NodeInfo
+	Diagnosis framework.Diagnosis
 	nodeHint  string
 }
 
 // findNodesThatFitPod runs PreFilter, Filter (in parallel, from a rotating
 // start index, stopping at numFeasibleNodesToFind) and the extenders' filter.
 func (a *algorithm) findNodesThatFitPod(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) ([]fwk.NodeInfo, framework.Diagnosis, string, error) {
-	f, err := a.filterPass(ctx, fw, state, podInfo, search{})
-	return f.feasible, f.diagnosis, f.nodeHint, err
+	f, err := a.filterPass(ctx, fw, state, podInfo, Search{})
+	return f.Feasible, f.Diagnosis, f.nodeHint, err
 }
 
 // filterPass is findNodesThatFitPod searching as s says. The live cycle
 // and the reviews run it: one copy of the part that must never differ.
-func (a *algorithm) filterPass(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo, s search) (fit, error) {
+func (a *algorithm) filterPass(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo, s Search) (Fit, error) {
 	pod := podInfo.Pod
-	var f fit
+	var f Fit
 	var err error
-	f.nodes, f.allNodes, f.diagnosis, err = runPreFilter(ctx, fw, state, pod, a.snapshot)
-	if err != nil || f.nodes == nil {
+	f.Nodes, f.AllNodes, f.Diagnosis, err = runPreFilter(ctx, fw, state, pod, a.snapshot)
+	if err != nil || f.Nodes == nil {
 		return f, err
 	}
 
@@ -156,24 +203,24 @@ func (a *algorithm) filterPass(ctx context.Context, fw framework.Framework, stat
 		f.nodeHint = fw.GetNodeHint(ctx, pod, podInfo.PodSignature, state, a.schedulingCycle())
 	}
 	// A nominated node (from preemption) or a batching hint is tried first.
-	if !s.everyNode && (pod.Status.NominatedNodeName != "" || f.nodeHint != "") {
-		feasible, err := a.evaluateNominatedNode(ctx, pod, fw, state, f.nodeHint, f.diagnosis)
+	if !s.EveryNode && (pod.Status.NominatedNodeName != "" || f.nodeHint != "") {
+		feasible, err := a.evaluateNominatedNode(ctx, pod, fw, state, f.nodeHint, f.Diagnosis)
 		if err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "Evaluation failed on nominated node", "node", pod.Status.NominatedNodeName)
 		}
 		if len(feasible) != 0 {
-			f.feasible = feasible
+			f.Feasible = feasible
 			return f, nil
 		}
 	}
 
 	var feasible []fwk.NodeInfo
-	if s.everyNode {
-		feasible, err = filterNodes(ctx, fw, state, pod, &f.diagnosis, f.nodes, 0, int32(len(f.nodes)))
+	if s.EveryNode {
+		feasible, err = filterNodes(ctx, fw, state, pod, &f.Diagnosis, f.Nodes, 0, int32(len(f.Nodes)))
 	} else {
-		feasible, err = a.findNodesThatPassFilters(ctx, fw, state, pod, &f.diagnosis, f.nodes)
-		processed := len(feasible) + f.diagnosis.NodeToStatus.Len()
-		a.nextStartNodeIndex.Store(int64((int(a.nextStartNodeIndex.Load()) + processed) % len(f.allNodes)))
+		feasible, err = a.findNodesThatPassFilters(ctx, fw, state, pod, &f.Diagnosis, f.Nodes)
+		processed := len(feasible) + f.Diagnosis.NodeToStatus.Len()
+		a.nextStartNodeIndex.Store(int64((int(a.nextStartNodeIndex.Load()) + processed) % len(f.AllNodes)))
 	}
 	if err != nil {
 		return f, err
@@ -183,33 +230,33 @@ func (a *algorithm) filterPass(ctx context.Context, fw framework.Framework, stat
 	// to know which one rejected a node.
 	for _, e := range fw.Extenders() {
 		before := afterExtenders
-		afterExtenders, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, before, f.diagnosis.NodeToStatus)
+		afterExtenders, err = findNodesThatPassExtenders(ctx, []fwk.Extender{e}, pod, before, f.Diagnosis.NodeToStatus)
 		if err != nil {
-			if s.extenderRejections != nil {
+			if s.ExtenderRejections != nil {
 				err = fmt.Errorf("extender %s: %w", e.Name(), err)
 			}
 			return f, err
 		}
-		if s.extenderRejections != nil && len(afterExtenders) != len(before) {
+		if s.ExtenderRejections != nil && len(afterExtenders) != len(before) {
 			kept := make(map[string]bool, len(afterExtenders))
 			for _, n := range afterExtenders {
 				kept[n.Node().Name] = true
 			}
 			for _, n := range before {
 				if !kept[n.Node().Name] {
-					s.extenderRejections[n.Node().Name] = e.Name()
+					s.ExtenderRejections[n.Node().Name] = e.Name()
 				}
 			}
 		}
 	}
 	if len(afterExtenders) != len(feasible) {
 		// Extenders have no queueing hints: any event may help.
-		if f.diagnosis.UnschedulablePlugins == nil {
-			f.diagnosis.UnschedulablePlugins = sets.New[string]()
+		if f.Diagnosis.UnschedulablePlugins == nil {
+			f.Diagnosis.UnschedulablePlugins = sets.New[string]()
 		}
-		f.diagnosis.UnschedulablePlugins.Insert(framework.ExtenderName)
+		f.Diagnosis.UnschedulablePlugins.Insert(framework.ExtenderName)
 	}
-	f.feasible = afterExtenders
+	f.Feasible = afterExtenders
 	return f, nil
 }
 
@@ -290,11 +337,17 @@ func hasExtenderFilters(fw framework.Framework) bool {
 }
 
 func (a *algorithm) findNodesThatPassFilters(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []fwk.NodeInfo) ([]fwk.NodeInfo, error) {
-	numNodesToFind := a.numFeasibleNodesToFind(fw.PercentageOfNodesToScore(), int32(len(nodes)))
+	return filterNodes(ctx, fw, state, pod, diagnosis, nodes, int(a.nextStartNodeIndex.Load()), a.numNodesToFind(fw, int32(len(nodes))))
+}
+
+// numNodesToFind is how many feasible nodes end fw's search of
+// numAllNodes nodes: numFeasibleNodesToFind, or 1 when nothing scores the
+// nodes and no extender filters them.
+func (a *algorithm) numNodesToFind(fw framework.Framework, numAllNodes int32) int32 {
 	if !hasExtenderFilters(fw) && !hasScoring(fw) {
-		numNodesToFind = 1
+		return 1
 	}
-	return filterNodes(ctx, fw, state, pod, diagnosis, nodes, int(a.nextStartNodeIndex.Load()), numNodesToFind)
+	return a.numFeasibleNodesToFind(fw.PercentageOfNodesToScore(), numAllNodes)
 }
 
 // filterNodes runs the Filter plugins (with nominated pods) on nodes in

@@ -104,9 +104,9 @@ type podGroupPlacer interface {
 	unreserveAndForget(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error
 }
 
-// podGroupPostFilterFunc runs the PodGroupPostFilter plugins: the
-// framework's in the live cycle, a dry run in a review.
-type podGroupPostFilterFunc func(ctx context.Context, state *framework.CycleState, pgi fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status)
+// PodGroupPostFilter runs the PodGroupPostFilter plugins when a group
+// does not fit: the framework's in the live cycle, a dry run in a review.
+type PodGroupPostFilter func(ctx context.Context, state *framework.CycleState, pgi fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status)
 
 // runPodGroupAlgorithm runs the algorithm for the group's queued members,
 // every simulated assumption reverted, and gives the members it did not
@@ -122,7 +122,7 @@ func runPodGroupAlgorithm(ctx context.Context, pl podGroupPlacer, fw framework.F
 // runPodGroupPostFilter runs postFilter when the group did not fit, with
 // the algorithm as the function preemption checks its room with, and
 // records what it did in result.
-func runPodGroupPostFilter(ctx context.Context, pl podGroupPlacer, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, rootStatus *fwk.Status, postFilter podGroupPostFilterFunc) {
+func runPodGroupPostFilter(ctx context.Context, pl podGroupPlacer, fw framework.Framework, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, rootStatus *fwk.Status, postFilter PodGroupPostFilter) {
 	if rootStatus.Code() != fwk.Unschedulable {
 		return
 	}
@@ -331,4 +331,85 @@ func podGroupMemberFailure(result *podGroupAlgorithmResult, i int) (*fwk.Status,
 		err := fmt.Errorf("received unexpected pod group scheduling algorithm status code: %s", result.status.Code())
 		return fwk.AsStatus(err), clearNominatedNode
 	}
+}
+
+// PodGroupPlacer places a group's members for the pod-group algorithm
+// run beside the live cycle (RunPodGroupAlgorithm): a review, on a
+// snapshot of its own. The live cycle places through the scheduler
+// itself.
+type PodGroupPlacer interface {
+	// PodGroupStates are the snapshot's pod-group states.
+	PodGroupStates() fwk.PodGroupStateLister
+	// Place finds a member's node, filtering and scoring (a member of a
+	// pod-group cycle gets no PostFilter); node is empty, and status says
+	// why, when none fits. An error fails the member.
+	Place(ctx context.Context, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (node string, feasibleNodes int, status *fwk.Status, err error)
+	// Assume puts a copy of a placed member on the snapshot, on node, for
+	// the next members to see, and returns it; Forget takes it off again.
+	Assume(podInfo *framework.QueuedPodInfo, node string) (*framework.QueuedPodInfo, error)
+	Forget(ctx context.Context, assumed *framework.QueuedPodInfo) error
+}
+
+// placerOf is a PodGroupPlacer as the algorithm places with it.
+type placerOf struct{ p PodGroupPlacer }
+
+var _ podGroupPlacer = placerOf{}
+
+func (pl placerOf) podGroupStates() fwk.PodGroupStateLister { return pl.p.PodGroupStates() }
+
+func (pl placerOf) schedulingAlgorithm(ctx context.Context, state fwk.CycleState, _ framework.Framework, podInfo *framework.QueuedPodInfo, _ time.Time) (scheduleResult, *fwk.Status) {
+	node, feasible, status, err := pl.p.Place(ctx, state, podInfo)
+	if err != nil {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, fwk.AsStatus(err)
+	}
+	if node == "" {
+		return scheduleResult{}, status
+	}
+	return scheduleResult{suggestedHost: node, feasibleNodes: feasible}, nil
+}
+
+func (pl placerOf) assumeAndReserve(_ context.Context, _ fwk.CycleState, _ framework.Framework, podInfo *framework.QueuedPodInfo, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
+	assumed, err := pl.p.Assume(podInfo, result.suggestedHost)
+	if err != nil {
+		return assumed, fwk.AsStatus(err)
+	}
+	return assumed, nil
+}
+
+func (pl placerOf) unreserveAndForget(ctx context.Context, _ fwk.CycleState, _ framework.Framework, assumed *framework.QueuedPodInfo, _ string) error {
+	return pl.p.Forget(ctx, assumed)
+}
+
+// PodGroupResult is the pod-group algorithm's outcome for a group, every
+// simulated assumption reverted.
+type PodGroupResult struct{ r *podGroupAlgorithmResult }
+
+// Status is the group's: Success when it fits, Unschedulable when it
+// does not, Error when the attempt failed (PodGroupCondition reads it).
+func (g *PodGroupResult) Status() *fwk.Status { return g.r.status }
+
+// Node is the node the algorithm placed member i on, in the group's
+// member order; empty if none.
+func (g *PodGroupResult) Node(i int) string { return g.r.podResults[i].scheduleResult.suggestedHost }
+
+// MemberFailure is the status member i fails with and the nominating
+// info it gets, as the pod-group cycle reports them; a nil status when
+// the member would be bound.
+func (g *PodGroupResult) MemberFailure(i int) (*fwk.Status, *fwk.NominatingInfo) {
+	return podGroupMemberFailure(g.r, i)
+}
+
+// RunPodGroupAlgorithm runs the pod-group cycle's algorithm for the
+// group's queued members with pl, as the live cycle runs it. It returns
+// the root status too, which says whether RunPodGroupPostFilter runs.
+func RunPodGroupAlgorithm(ctx context.Context, pl PodGroupPlacer, fw framework.Framework, state *framework.CycleState, pgi *framework.QueuedPodGroupInfo) (*PodGroupResult, *fwk.Status) {
+	r, root := runPodGroupAlgorithm(ctx, placerOf{pl}, fw, state, pgi)
+	return &PodGroupResult{r: r}, root
+}
+
+// RunPodGroupPostFilter runs postFilter when the group did not fit, with
+// the algorithm (over pl) as the function preemption checks its room
+// with, and records what it did in result.
+func RunPodGroupPostFilter(ctx context.Context, pl PodGroupPlacer, fw framework.Framework, state *framework.CycleState, pgi *framework.QueuedPodGroupInfo, result *PodGroupResult, root *fwk.Status, postFilter PodGroupPostFilter) {
+	runPodGroupPostFilter(ctx, placerOf{pl}, fw, state, pgi, result.r, root, postFilter)
 }

@@ -1,4 +1,4 @@
-package scheduler
+package scheduler_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // BenchmarkArbiterDecide is one bind arbiter decision that admits: a
@@ -15,33 +18,30 @@ import (
 //
 //	go test ./scheduler/ -run '^$' -bench ArbiterDecide -benchmem -cpu 2
 func BenchmarkArbiterDecide(b *testing.B) {
-	s, pod := benchCluster(b, 500, 2000)
+	s, _, pod := benchCluster(b, 500, 2000)
 	ctx := context.Background()
-	if _, err := s.client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if _, err := s.Client().CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
-	}
-	held := benchPod("held", "bench")
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if _, err := s.podLister.Pods(pod.Namespace).Get(pod.Name); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the informer never had the pod")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	a, err := s.NewArbiter(func() bool { return true })
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.binds.hold(held, "node-0", time.Now().Add(time.Hour))
+	s.HoldBind(testenv.BenchPod("held", "bench"), "node-0")
+	// Judged from the informer's copy of the pod, as in steady state.
+	deadline := time.Now().Add(time.Minute)
+	for !s.InformerHas(pod.Namespace, pod.Name) {
+		if time.Now().After(deadline) {
+			b.Fatal("the informer never had the pod")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		d := a.Decide(ctx, pod.Namespace, pod.Name, pod.UID, "node-0")
-		if !d.Allowed || d.Outcome != ArbiterAdmitted {
+		if !d.Allowed || d.Outcome != scheduler.ArbiterAdmitted {
 			b.Fatalf("%s: %s", d.Outcome, d.Message)
 		}
-		s.binds.release(pod.UID)
+		s.ReleaseBind(pod.UID)
 	}
 }

@@ -187,7 +187,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 
 	var fitError *framework.FitError
 	switch {
-	case errors.Is(err, errNoNodesAvailable):
+	case errors.Is(err, ErrNoNodesAvailable):
 		logger.V(2).Info("Unable to schedule pod; no nodes are registered to the cluster; waiting")
 	case errors.As(err, &fitError):
 		podInfo.UnschedulablePlugins = fitError.Diagnosis.UnschedulablePlugins
@@ -228,7 +228,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	if err == nil {
 		return
 	}
-	msg := failedSchedulingMessage(status)
+	msg := FailedSchedulingMessage(status)
 	fw.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
 	if err := updatePod(ctx, s.client, pod, &v1.PodCondition{
 		Type:               v1.PodScheduled,
@@ -241,9 +241,9 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	}
 }
 
-// failedSchedulingMessage is the note of the FailedScheduling event for a
+// FailedSchedulingMessage is the note of the FailedScheduling event for a
 // failed cycle's status (reviews report the same text).
-func failedSchedulingMessage(status *fwk.Status) string {
+func FailedSchedulingMessage(status *fwk.Status) string {
 	return truncateMessage(status.Message())
 }
 

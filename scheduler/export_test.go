@@ -1,14 +1,21 @@
 package scheduler
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
@@ -24,17 +31,35 @@ func (s *Scheduler) Cache() internalcache.Cache { return s.cache }
 // fixture of internal/testenv), for this package's tests.
 var DefaultProfile = testenv.DefaultProfile
 
-// ReviewMetrics are the review metrics of the process, as scraped: the
-// frameworks built for reviews so far, those not closed yet, and the
-// snapshots made for reviews.
+// ReviewMetrics are the review metrics of the process, as scraped from
+// controller-runtime's registry: the frameworks built for reviews so far,
+// those not closed yet, and the snapshots made for reviews (registered by
+// the first review.New).
 func ReviewMetrics() (builds, open, snapshots float64) {
-	return testutil.ToFloat64(reviewFrameworkBuilds), testutil.ToFloat64(reviewFrameworksOpen), testutil.ToFloat64(reviewSnapshots)
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		return -1, -1, -1
+	}
+	value := func(name string) float64 {
+		for _, mf := range families {
+			if mf.GetName() != name || len(mf.GetMetric()) == 0 {
+				continue
+			}
+			m := mf.GetMetric()[0]
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+		return 0
+	}
+	return value("profile_scheduler_review_framework_builds_total"), value("profile_scheduler_review_frameworks_open"), value("profile_scheduler_review_snapshots_total")
 }
 
 // FrameworkParallelism is the parallelism of the live framework serving
-// schedulerName and of the review framework of its generation (0 before
-// its first review): how many goroutines their Filter and Score passes
-// run on.
+// schedulerName and of the review framework attached to its generation
+// (0 before its first review): how many goroutines their Filter and Score
+// passes run on.
 func (s *Scheduler) FrameworkParallelism(schedulerName string) (live, review int) {
 	lp := s.acquireProfile(schedulerName)
 	if lp == nil {
@@ -42,10 +67,38 @@ func (s *Scheduler) FrameworkParallelism(schedulerName string) (live, review int
 	}
 	defer lp.release(klog.Background())
 	live = parallelismOf(lp.fw.Parallelizer())
-	if rf := lp.reviewFramework(); rf != nil {
-		review = parallelismOf(rf.fw.Parallelizer())
+	if rf, ok := lp.attachment().(interface{ Parallelizer() fwk.Parallelizer }); ok {
+		review = parallelismOf(rf.Parallelizer())
 	}
 	return live, review
+}
+
+// CycleDecision is the decision part of a scheduling cycle for pod (the
+// snapshot update, then schedulingAlgorithm) on the live profile serving
+// its schedulerName, for the benchmarks; release gives the profile back.
+func (s *Scheduler) CycleDecision(pod *v1.Pod) (decide func(context.Context) error, release func(), err error) {
+	lp := s.acquireProfile(pod.Spec.SchedulerName)
+	if lp == nil {
+		return nil, nil, fmt.Errorf("no profile serves %q", pod.Spec.SchedulerName)
+	}
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		lp.release(klog.Background())
+		return nil, nil, err
+	}
+	qpi := &framework.QueuedPodInfo{PodInfo: pi}
+	logger := klog.Background()
+	decide = func(ctx context.Context) error {
+		if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+			return err
+		}
+		state := framework.NewCycleState()
+		if _, st := s.schedulingAlgorithm(ctx, state, lp.fw, qpi, time.Now()); !st.IsSuccess() {
+			return st.AsError()
+		}
+		return nil
+	}
+	return decide, func() { lp.release(logger) }, nil
 }
 
 // parallelismOf finds the parallelism p was made with: upstream's
@@ -103,3 +156,21 @@ func (a *Arbiter) SetHold(d time.Duration) { a.holdFor = d }
 
 // ArbiterHolds is the number of binds the arbiter holds room for.
 func ArbiterHolds() float64 { return testutil.ToFloat64(arbiterHolds) }
+
+// Client is the scheduler's API client.
+func (s *Scheduler) Client() kubernetes.Interface { return s.client }
+
+// HoldBind holds room on node for pod as an admitted bind does, until
+// ReleaseBind.
+func (s *Scheduler) HoldBind(pod *v1.Pod, node string) {
+	s.binds.hold(pod, node, time.Now().Add(time.Hour))
+}
+
+// ReleaseBind ends the hold of the pod uid.
+func (s *Scheduler) ReleaseBind(uid types.UID) { s.binds.release(uid) }
+
+// InformerHas reports whether the scheduler's pod informer has the pod.
+func (s *Scheduler) InformerHas(namespace, name string) bool {
+	_, err := s.podLister.Pods(namespace).Get(name)
+	return err == nil
+}

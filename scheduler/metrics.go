@@ -63,9 +63,9 @@ var (
 		Buckets:   []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .01, .025, .05, .1, .25, .5, 1},
 	}, []string{"profile"})
 
-	// reviewFrameworkBuilds counts the frameworks built for reviews: one
-	// per live profile generation reviewed, one per draft review, one per
-	// run of a scenario (review_framework.go).
+	// reviewFrameworkBuilds counts the frameworks built for reviews
+	// (BuildFramework, host.go): one per live profile generation reviewed,
+	// one per draft review, one per run of a scenario.
 	reviewFrameworkBuilds = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: operatorMetricsNamespace,
 		Name:      "review_framework_builds_total",
@@ -77,23 +77,6 @@ var (
 		Namespace: operatorMetricsNamespace,
 		Name:      "review_frameworks_open",
 		Help:      "Frameworks built for SchedulingReviews and not closed yet.",
-	})
-
-	// reviewSnapshots counts the snapshots made for the reviews to share
-	// (review_cycle.go): one, unless restoring one failed.
-	reviewSnapshots = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: operatorMetricsNamespace,
-		Name:      "review_snapshots_total",
-		Help:      "Snapshots of the cache made for SchedulingReviews to share; more than one per scheduler means restoring one failed.",
-	})
-
-	// scenarioRuns observes each run of a review's scenario (one per
-	// count a minimize search tries), by result.
-	scenarioRunDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Namespace: operatorMetricsNamespace,
-		Name:      "review_scenario_run_duration_seconds",
-		Help:      "Time to run a SchedulingReview's scenario once: its snapshot and framework built, every pod placed (a minimize search runs several).",
-		Buckets:   []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 	})
 
 	// activeProfiles reads the live profile maps of the schedulers of
@@ -156,7 +139,7 @@ var registerMetrics sync.Once
 func registerMetricsOnControllerRuntime() {
 	registerMetrics.Do(func() {
 		ctrlmetrics.Registry.MustRegister(profileSwaps, profileSwapDuration, activeProfiles, bindChecksRefused, bindCheckSettles, bindCheckDuration, nodeOvercommits, overcommittedNodes,
-			reviewFrameworkBuilds, reviewFrameworksOpen, reviewSnapshots, scenarioRunDuration,
+			reviewFrameworkBuilds, reviewFrameworksOpen,
 			arbiterDecisions, arbiterDecisionDuration, arbiterHolds, arbiterHoldsExpired)
 		_ = ctrlmetrics.Registry.Register(legacyBridge{gatherer: legacyregistry.DefaultGatherer, prefix: metricsPrefix})
 	})

@@ -33,8 +33,6 @@ type options struct {
 	bindCheck                bool
 	bindArbiter              bool
 	logger                   *klog.Logger
-	// scenarioLimits bound a review's scenario (review_scenario.go).
-	scenarioLimits ScenarioLimits
 }
 
 func defaultOptions() options {
@@ -47,7 +45,6 @@ func defaultOptions() options {
 		clock:                    clock.RealClock{},
 		percentageOfNodesToScore: config.DefaultPercentageOfNodesToScore,
 		bindCheck:                true,
-		scenarioLimits:           DefaultScenarioLimits,
 	}
 }
 
@@ -134,18 +131,4 @@ func WithBindCheck(enabled bool) Option {
 // time.
 func WithBindArbiter(enabled bool) Option {
 	return func(o *options) { o.bindArbiter = enabled }
-}
-
-// WithScenarioLimits bounds the scenarios of reviews: a scenario whose
-// nodes or pods, once expanded, exceed them is refused, naming the field.
-// A limit of 0 or less keeps the default (DefaultScenarioLimits).
-func WithScenarioLimits(l ScenarioLimits) Option {
-	return func(o *options) {
-		if l.Nodes > 0 {
-			o.scenarioLimits.Nodes = l.Nodes
-		}
-		if l.Pods > 0 {
-			o.scenarioLimits.Pods = l.Pods
-		}
-	}
 }

@@ -301,9 +301,9 @@ func OtherNamespaces(n int) string {
 	return fmt.Sprintf("%d pods of other namespaces", n)
 }
 
-// nodeOvercommit is, when nodeName's bound pods request more than it
+// NodeOvercommit is, when nodeName's bound pods request more than it
 // has, which resources and which pods; nil when they do not.
-func (s *Scheduler) nodeOvercommit(nodeName string) *Overcommit {
+func (s *Scheduler) NodeOvercommit(nodeName string) *Overcommit {
 	_, pods, over := s.nodeOverflow(nodeName)
 	if over == "" {
 		return nil

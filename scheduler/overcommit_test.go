@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // nodeEvents lists the events about node with reason.
@@ -50,7 +51,7 @@ var _ = Describe("Overcommitted nodes", func() {
 
 		// A review of a pod on the node says where it is bound and that
 		// the node is overcommitted, by whom.
-		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
+		r := h.review(review.Request{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
 		Expect(r.Pod.BoundNode).To(Equal(node))
 		Expect(r.Pod.Overcommitted).NotTo(BeNil())
 		Expect(r.Pod.Overcommitted.Describe("")).To(HavePrefix("cpu 2500m > 2; bound pods: "))
@@ -65,7 +66,7 @@ var _ = Describe("Overcommitted nodes", func() {
 		deleteNow(h.ns, "c")
 		deleteNow(h.ns, "d")
 		Eventually(scheduler.OvercommittedNodes, 10*time.Second, 50*time.Millisecond).Should(BeZero())
-		r = h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
+		r = h.review(review.Request{PodNamespace: h.ns, PodName: "a", SchedulerName: name})
 		Expect(r.Pod.BoundNode).To(Equal(node))
 		Expect(r.Pod.Overcommitted).To(BeNil(), "a node within its allocatable")
 		bindAsOther(h.ns, "e", node, "1")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -47,7 +48,7 @@ type liveProfile struct {
 	check   *bindCheck
 	applied Applied
 	// profile it was built from (reviews build their own framework from
-	// it, once per generation).
+	// it, once per generation, and attach it).
 	profile   Profile
 	events    []fwk.ClusterEvent
 	cancel    context.CancelFunc
@@ -58,38 +59,44 @@ type liveProfile struct {
 	retired bool
 	closed  bool
 
-	// reviewMu guards review, the framework the reviews of this
-	// generation share (review.go): built at the first review, closed
-	// with the profile. It is a leaf lock; the build runs without it.
-	reviewMu     sync.Mutex
-	review       *reviewFramework
-	reviewClosed bool
+	// attachedMu guards attached, what work beside the cycle attached to
+	// this generation (Generation.Attach: the framework the reviews of the
+	// generation share), closed with the profile. It is a leaf lock;
+	// nothing is built or closed while it is held.
+	attachedMu     sync.Mutex
+	attached       io.Closer
+	attachedClosed bool
 }
 
-// reviewFramework returns the review framework of this generation, nil if
-// none was built yet.
-func (p *liveProfile) reviewFramework() *reviewFramework {
-	p.reviewMu.Lock()
-	defer p.reviewMu.Unlock()
-	return p.review
+// attachment returns what is attached to this generation, nil if nothing.
+func (p *liveProfile) attachment() io.Closer {
+	p.attachedMu.Lock()
+	defer p.attachedMu.Unlock()
+	return p.attached
 }
 
-// setReviewFramework makes rf the review framework of this generation and
-// closes the one it replaces. It returns false, keeping nothing, once the
-// profile is closed.
-func (p *liveProfile) setReviewFramework(rf *reviewFramework) bool {
-	p.reviewMu.Lock()
-	if p.reviewClosed {
-		p.reviewMu.Unlock()
+// attach attaches c to this generation and closes what it replaces. It
+// returns false, keeping nothing, once the profile is closed.
+func (p *liveProfile) attach(c io.Closer) bool {
+	p.attachedMu.Lock()
+	if p.attachedClosed {
+		p.attachedMu.Unlock()
 		return false
 	}
-	old := p.review
-	p.review = rf
-	p.reviewMu.Unlock()
+	old := p.attached
+	p.attached = c
+	p.attachedMu.Unlock()
 	if old != nil {
-		old.close()
+		closeAttached(klog.Background(), old)
 	}
 	return true
+}
+
+// closeAttached closes what was attached to a generation.
+func closeAttached(logger klog.Logger, c io.Closer) {
+	if err := c.Close(); err != nil {
+		logger.Error(err, "Closing what was attached to a profile failed")
+	}
 }
 
 // acquire takes a reference for a cycle; it fails once the profile retired.
@@ -148,12 +155,12 @@ func (p *liveProfile) close(logger klog.Logger) {
 	}
 	p.cancel()
 	p.informers.removeHandlers()
-	p.reviewMu.Lock()
-	rf := p.review
-	p.review, p.reviewClosed = nil, true
-	p.reviewMu.Unlock()
-	if rf != nil {
-		rf.close()
+	p.attachedMu.Lock()
+	attached := p.attached
+	p.attached, p.attachedClosed = nil, true
+	p.attachedMu.Unlock()
+	if attached != nil {
+		closeAttached(logger, attached)
 	}
 	logger.V(2).Info("Framework closed", "profile", p.applied.SchedulerName)
 }

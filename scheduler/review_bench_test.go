@@ -1,4 +1,4 @@
-package scheduler
+package scheduler_test
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // The benchmarks of this file measure what a review costs, and what
@@ -25,9 +27,9 @@ import (
 //
 //	go test ./scheduler/ -run '^$' -bench Review -benchmem -cpu 2
 
-// benchCluster is a started scheduler serving benchSchedulerName on nodes
-// nodes with pods bound pods, spread round robin.
-func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
+// benchCluster is a started scheduler, and its reviews, serving "bench"
+// on nodes nodes with pods bound pods, spread round robin.
+func benchCluster(b *testing.B, nodes, pods int) (*scheduler.Scheduler, *review.Reviews, *v1.Pod) {
 	b.Helper()
 	const name = "bench"
 	cs := fake.NewClientset()
@@ -42,8 +44,8 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 				v1.LabelTopologyRegion: "region-1",
 			}},
 			Status: v1.NodeStatus{
-				Capacity:    benchResources("4", "32Gi", "110"),
-				Allocatable: benchResources("4", "32Gi", "110"),
+				Capacity:    controlplane.Resources("4", "32Gi", "110"),
+				Allocatable: controlplane.Resources("4", "32Gi", "110"),
 				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 				Phase:       v1.NodeRunning,
 			},
@@ -53,21 +55,21 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 		}
 	}
 	for i := range pods {
-		p := benchPod(fmt.Sprintf("init-%d", i), name)
+		p := testenv.BenchPod(fmt.Sprintf("init-%d", i), name)
 		p.Spec.NodeName = fmt.Sprintf("node-%d", i%nodes)
 		if _, err := cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	s, err := New(cs, informers.NewSharedInformerFactory(cs, 0))
+	s, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0))
 	if err != nil {
 		b.Fatal(err)
 	}
-	prof, err := DefaultProfile(name)
+	prof, err := scheduler.DefaultProfile(name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Apply(ctx, Profile{Config: prof}); err != nil {
+	if _, err := s.Apply(ctx, scheduler.Profile{Config: prof}); err != nil {
 		b.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -79,41 +81,21 @@ func benchCluster(b *testing.B, nodes, pods int) (*Scheduler, *v1.Pod) {
 	}()
 	b.Cleanup(func() { cancel(); <-done })
 	deadline := time.Now().Add(time.Minute)
-	for !s.HasSynced() || s.cache.NodeCount() < nodes || benchPodCount(s) < pods {
+	for !s.HasSynced() || s.Cache().NodeCount() < nodes || benchPodCount(s) < pods {
 		if time.Now().After(deadline) {
-			b.Fatalf("cache has %d of %d nodes, %d of %d pods", s.cache.NodeCount(), nodes, benchPodCount(s), pods)
+			b.Fatalf("cache has %d of %d nodes, %d of %d pods", s.Cache().NodeCount(), nodes, benchPodCount(s), pods)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return s, benchPod("measured", name)
+	return s, review.New(s), testenv.BenchPod("measured", name)
 }
 
-func benchPodCount(s *Scheduler) int {
-	n, err := s.cache.PodCount()
+func benchPodCount(s *scheduler.Scheduler) int {
+	n, err := s.Cache().PodCount()
 	if err != nil {
 		return 0
 	}
 	return n
-}
-
-func benchResources(cpu, memory, pods string) v1.ResourceList {
-	return v1.ResourceList{
-		v1.ResourceCPU:    resource.MustParse(cpu),
-		v1.ResourceMemory: resource.MustParse(memory),
-		v1.ResourcePods:   resource.MustParse(pods),
-	}
-}
-
-func benchPod(name, schedulerName string) *v1.Pod {
-	return &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "bench"}},
-		Spec: v1.PodSpec{
-			SchedulerName: schedulerName,
-			Containers: []v1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10", Resources: v1.ResourceRequirements{
-				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("500Mi")},
-			}}},
-		},
-	}
 }
 
 // BenchmarkReview is one review of a pod that fits everywhere, as the
@@ -122,11 +104,11 @@ func benchPod(name, schedulerName string) *v1.Pod {
 func BenchmarkReview(b *testing.B) {
 	for _, nodes := range []int{500, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			s, pod := benchCluster(b, nodes, 200)
+			_, reviews, pod := benchCluster(b, nodes, 200)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := s.Review(ctx, ReviewRequest{Pod: pod, ScoredNodes: 10})
+				r, err := reviews.Review(ctx, review.Request{Pod: pod, ScoredNodes: 10})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -152,7 +134,7 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 		}
 		rate := c.rate
 		b.Run(label, func(b *testing.B) {
-			s, pod := benchCluster(b, c.nodes, 200)
+			s, rs, pod := benchCluster(b, c.nodes, 200)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var wg sync.WaitGroup
@@ -173,7 +155,7 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 								return
 							}
 						}
-						if _, err := s.Review(ctx, ReviewRequest{Pod: pod, ScoredNodes: 10}); err != nil && ctx.Err() == nil {
+						if _, err := rs.Review(ctx, review.Request{Pod: pod, ScoredNodes: 10}); err != nil && ctx.Err() == nil {
 							b.Error(err)
 							return
 						}
@@ -181,25 +163,18 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 					}
 				})
 			}
-			lp := s.acquireProfile(pod.Spec.SchedulerName)
-			defer lp.release(klog.Background())
-			pi, err := framework.NewPodInfo(pod)
+			decide, release, err := s.CycleDecision(pod)
 			if err != nil {
 				b.Fatal(err)
 			}
-			qpi := &framework.QueuedPodInfo{PodInfo: pi}
+			defer release()
 			// The live snapshot is the scheduling loop's; its queue is
 			// empty (every pod is bound), so the loop waits and this one
 			// stands in for it.
 			start := time.Now()
-			logger := klog.Background()
 			for b.Loop() {
-				if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+				if err := decide(ctx); err != nil {
 					b.Fatal(err)
-				}
-				state := framework.NewCycleState()
-				if _, st := s.schedulingAlgorithm(ctx, state, lp.fw, qpi, time.Now()); !st.IsSuccess() {
-					b.Fatal(st.AsError())
 				}
 			}
 			elapsed := time.Since(start)
@@ -217,7 +192,7 @@ func BenchmarkCycleBesideReviews(b *testing.B) {
 //	go test ./scheduler/ -run '^$' -bench Scenario -benchtime 3x -cpu 2
 func BenchmarkScenarioDrain(b *testing.B) {
 	const nodes = 5000
-	s, _ := benchCluster(b, nodes, nodes)
+	_, reviews, _ := benchCluster(b, nodes, nodes)
 	var drained []string
 	for i := 0; i < nodes; i += 10 {
 		drained = append(drained, fmt.Sprintf("node-%d", i))
@@ -225,7 +200,7 @@ func BenchmarkScenarioDrain(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := s.Review(ctx, ReviewRequest{SchedulerName: "bench", Scenario: &Scenario{RemoveNodes: drained, ReportBy: v1.LabelTopologyZone}})
+		r, err := reviews.Review(ctx, review.Request{SchedulerName: "bench", Scenario: &review.Scenario{RemoveNodes: drained, ReportBy: v1.LabelTopologyZone}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -240,24 +215,24 @@ func BenchmarkScenarioDrain(b *testing.B) {
 // bound to that pool, on 5000 nodes: 13, found in 9 runs.
 func BenchmarkScenarioMinimize(b *testing.B) {
 	const nodes = 5000
-	s, _ := benchCluster(b, nodes, 1000)
+	_, reviews, _ := benchCluster(b, nodes, 1000)
 	shape := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: "new", Labels: map[string]string{"pool": "new", v1.LabelOSStable: "linux"}},
 		Status: v1.NodeStatus{
-			Capacity:    benchResources("4", "32Gi", "110"),
-			Allocatable: benchResources("4", "32Gi", "110"),
+			Capacity:    controlplane.Resources("4", "32Gi", "110"),
+			Allocatable: controlplane.Resources("4", "32Gi", "110"),
 			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 		},
 	}
-	pod := benchPod("job", "bench")
+	pod := testenv.BenchPod("job", "bench")
 	pod.Spec.NodeSelector = map[string]string{"pool": "new"}
 	pod.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := s.Review(ctx, ReviewRequest{SchedulerName: "bench", Scenario: &Scenario{
-			Pods:     []ScenarioPods{{Template: pod, Replicas: 50}},
-			Minimize: &Minimize{Shape: NodeShape{Template: shape}, Max: 100},
+		r, err := reviews.Review(ctx, review.Request{SchedulerName: "bench", Scenario: &review.Scenario{
+			Pods:     []review.ScenarioPods{{Template: pod, Replicas: 50}},
+			Minimize: &review.Minimize{Shape: review.NodeShape{Template: shape}, Max: 100},
 		}})
 		if err != nil {
 			b.Fatal(err)

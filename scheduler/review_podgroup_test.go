@@ -17,12 +17,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // groupReview reviews the group name of ns and expects an answer.
-func (h *harness) groupReview(ns, name string, draft *scheduler.Profile) *scheduler.GroupReview {
+func (h *harness) groupReview(ns, name string, draft *scheduler.Profile) *review.GroupAnswer {
 	GinkgoHelper()
-	r := h.review(scheduler.ReviewRequest{PodNamespace: ns, PodGroupName: name, Draft: draft})
+	r := h.review(review.Request{PodNamespace: ns, PodGroupName: name, Draft: draft})
 	Expect(r.Pod).To(BeNil())
 	Expect(r.Group).NotTo(BeNil())
 	return r.Group
@@ -39,7 +40,7 @@ func (h *harness) countedMembers(group string) int {
 }
 
 // memberNodes returns the sorted nodes of the members a review places.
-func memberNodes(g *scheduler.GroupReview) []string {
+func memberNodes(g *review.GroupAnswer) []string {
 	var out []string
 	for _, m := range g.Members {
 		if !m.Scheduled {
@@ -89,7 +90,7 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		Expect(g.Preemption.Victims).To(BeEmpty(), "nothing of lower priority runs")
 
 		By("reviewing a member pod: the answer is its group's")
-		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: members[2]})
+		r := h.review(review.Request{PodNamespace: h.ns, PodName: members[2]})
 		Expect(r.Pod).To(BeNil())
 		Expect(r.Group).NotTo(BeNil())
 		Expect(r.Group.Name).To(Equal("train"))
@@ -157,7 +158,7 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 			ungate(h.ns, p)
 		}
 		draft := defaultProfile(name)
-		var g *scheduler.GroupReview
+		var g *review.GroupAnswer
 		Eventually(func() string {
 			g = h.groupReview(h.ns, "hp", &draft)
 			return g.Reason
@@ -192,12 +193,12 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		By("a group below minCount is held back by GangScheduling: no cycle, no condition")
 		createPodGroup(h.ns, "few", 3)
 		createGang(h.ns, "few", "few", name, 2, "1")
-		var g *scheduler.GroupReview
-		Eventually(func() []scheduler.GroupMember {
+		var g *review.GroupAnswer
+		Eventually(func() []review.GroupMember {
 			g = h.groupReview(h.ns, "few", nil)
 			return g.Members
 		}, 10*time.Second, 50*time.Millisecond).Should(HaveLen(2), "once the scheduler's informer has both pods")
-		Expect(g.Reason).To(Equal(scheduler.GroupWaiting))
+		Expect(g.Reason).To(Equal(review.GroupWaiting))
 		Expect(g.Message).To(Equal("GangScheduling: waiting for minCount pods from a gang to appear in scheduling queue"))
 		Consistently(groupCondition(h.ns, "few"), time.Second, 100*time.Millisecond).Should(BeNil(), "the real cycle does not attempt it either")
 
@@ -233,12 +234,12 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 			return names
 		}, 10*time.Second, 50*time.Millisecond).Should(Equal(wantNames))
 		g = h.groupReview(h.ns, "ordered", nil)
-		Expect(g.Reason).To(Equal(scheduler.GroupWaiting), "the scheduling gates hold the group")
+		Expect(g.Reason).To(Equal(review.GroupWaiting), "the scheduling gates hold the group")
 		Expect(g.Message).To(HavePrefix("SchedulingGates: "))
 
 		By("a group that does not exist")
-		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodGroupName: "nope", SchedulerName: name})
-		Expect(errors.Is(err, scheduler.ErrPodGroupNotFound)).To(BeTrue(), "%v", err)
+		_, err = h.reviews.Review(context.Background(), review.Request{PodNamespace: h.ns, PodGroupName: "nope", SchedulerName: name})
+		Expect(errors.Is(err, review.ErrPodGroupNotFound)).To(BeTrue(), "%v", err)
 	})
 
 	It("places pending pod groups all or nothing in what-if mode, the placed ones assumed for the pods after them", func() {
@@ -261,12 +262,12 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 			ungate(h.ns, p)
 		}
 		draft := defaultProfile(name)
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func() int {
-			r = h.review(scheduler.ReviewRequest{PendingPods: true, Draft: &draft})
+			r = h.review(review.Request{PendingPods: true, Draft: &draft})
 			return len(r.WhatIf)
 		}, 10*time.Second, 50*time.Millisecond).Should(Equal(5))
-		byGroup := map[string][]scheduler.WhatIfPod{}
+		byGroup := map[string][]review.WhatIfPod{}
 		for _, p := range r.WhatIf {
 			byGroup[p.Group] = append(byGroup[p.Group], p)
 		}

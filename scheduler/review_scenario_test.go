@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 var _ = Describe("SchedulingReview scenarios", func() {
@@ -47,17 +48,17 @@ var _ = Describe("SchedulingReview scenarios", func() {
 				v1.ResourceCPU: resource.MustParse("16"), v1.ResourceMemory: resource.MustParse("32Gi"), v1.ResourcePods: resource.MustParse("110"),
 			}},
 		}
-		sc := &scheduler.Scenario{
+		sc := &review.Scenario{
 			RemoveNodes: []string{"n0"},
-			AddNodes:    []scheduler.NodeShape{{FromNode: "n1", Count: 1}},
-			Pods:        []scheduler.ScenarioPods{{Template: newPod(h.ns, "extra", name, "1", "1Gi"), Replicas: 2}},
+			AddNodes:    []review.NodeShape{{FromNode: "n1", Count: 1}},
+			Pods:        []review.ScenarioPods{{Template: newPod(h.ns, "extra", name, "1", "1Gi"), Replicas: 2}},
 			ReportBy:    "pool",
-			Minimize:    &scheduler.Minimize{Shape: scheduler.NodeShape{Template: big}, Max: 5},
+			Minimize:    &review.Minimize{Shape: review.NodeShape{Template: big}, Max: 5},
 		}
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func(g Gomega) {
 			var err error
-			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{SchedulerName: name, PendingPods: true, Scenario: sc})
+			r, err = h.reviews.Review(context.Background(), review.Request{SchedulerName: name, PendingPods: true, Scenario: sc})
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(r.Scenario.Pods).To(ContainElement(HaveField("Name", "big")))
 		}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
@@ -66,16 +67,16 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		Expect(s.Minimize.Count).To(Equal(1), "one 16-CPU node takes the 8-CPU pod: %+v", s.Minimize.Tried)
 		Expect(s.AddedNodes).To(Equal(2))
 		Expect(s.Unplaced()).To(BeZero(), "%+v", s.Pods)
-		sources := map[scheduler.PodSource]int{}
+		sources := map[review.PodSource]int{}
 		for _, p := range s.Pods {
 			sources[p.Source]++
 			if p.Name == "big" {
 				Expect(p.Node).To(Equal("big-1"))
 			}
 		}
-		Expect(sources).To(HaveKeyWithValue(scheduler.SourcePending, 1))
-		Expect(sources).To(HaveKeyWithValue(scheduler.SourceAdded, 2))
-		Expect(sources[scheduler.SourceEvicted]).To(Equal(countOn(bound, "n0")))
+		Expect(sources).To(HaveKeyWithValue(review.SourcePending, 1))
+		Expect(sources).To(HaveKeyWithValue(review.SourceAdded, 2))
+		Expect(sources[review.SourceEvicted]).To(Equal(countOn(bound, "n0")))
 		Expect(s.Pools).To(ContainElement(And(HaveField("Value", "big"), HaveField("After.Nodes", 1), HaveField("Before.Nodes", 0))))
 
 		By("leaving the cache, the queue, the nodes and the pods as they were")
@@ -92,9 +93,9 @@ var _ = Describe("SchedulingReview scenarios", func() {
 
 		By("with a draft: every framework a run builds is closed")
 		builds0, open0, _ := scheduler.ReviewMetrics()
-		r = h.review(scheduler.ReviewRequest{Draft: &most, Scenario: &scheduler.Scenario{
+		r = h.review(review.Request{Draft: &most, Scenario: &review.Scenario{
 			RemoveNodes: []string{"n0"},
-			Minimize:    &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "n1"}, Max: 4},
+			Minimize:    &review.Minimize{Shape: review.NodeShape{FromNode: "n1"}, Max: 4},
 		}})
 		Expect(r.Scenario.Minimize.Count).To(Equal(0), "the pods of n0 fit on the others")
 		builds, open, _ := scheduler.ReviewMetrics()
@@ -102,14 +103,14 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		Expect(open).To(Equal(open0))
 
 		By("placing a pod group all or nothing: a group that does not fit gives its room back")
-		r = h.review(scheduler.ReviewRequest{SchedulerName: name, Scenario: &scheduler.Scenario{Pods: []scheduler.ScenarioPods{
+		r = h.review(review.Request{SchedulerName: name, Scenario: &review.Scenario{Pods: []review.ScenarioPods{
 			{Template: newPod(h.ns, "gang", name, "2", "1Gi"), Replicas: 4, MinCount: 4},
 			{Template: newPod(h.ns, "single", name, "2", "1Gi"), Replicas: 3},
 		}}})
 		Expect(r.Scenario.Groups).To(ConsistOf(And(HaveField("Name", "gang"), HaveField("Members", 4), HaveField("Placed", 0),
 			HaveField("Message", ContainSubstring("fewer than its minCount 4")))))
 		for _, p := range r.Scenario.Pods {
-			if p.Source != scheduler.SourceAdded {
+			if p.Source != review.SourceAdded {
 				continue
 			}
 			if strings.HasPrefix(p.Name, "gang-") {
@@ -127,8 +128,8 @@ var _ = Describe("SchedulingReview scenarios", func() {
 		go func() {
 			defer GinkgoRecover()
 			for ctx.Err() == nil {
-				_, err := h.sched.Review(ctx, scheduler.ReviewRequest{SchedulerName: name, Scenario: &scheduler.Scenario{RemoveNodes: []string{"n2"}}})
-				if err != nil && !errors.Is(err, scheduler.ErrNotServing) && ctx.Err() == nil {
+				_, err := h.reviews.Review(ctx, review.Request{SchedulerName: name, Scenario: &review.Scenario{RemoveNodes: []string{"n2"}}})
+				if err != nil && !errors.Is(err, review.ErrNotServing) && ctx.Err() == nil {
 					done <- err
 					return
 				}
@@ -191,24 +192,24 @@ var _ = Describe("SchedulingReview scenarios with pod groups", func() {
 		draft := defaultProfile(name)
 		before := cacheState(h.sched)
 
-		byName := func(s *scheduler.ScenarioReview) map[string]scheduler.ScenarioPod {
-			out := map[string]scheduler.ScenarioPod{}
+		byName := func(s *review.ScenarioAnswer) map[string]review.ScenarioPod {
+			out := map[string]review.ScenarioPod{}
 			for _, p := range s.Pods {
 				out[p.Name] = p
 			}
 			return out
 		}
 		By("draining the gang's node: the evicted pair is placed whole where the pending gang of 4 leaves room, the short gang waits")
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func() int {
-			r = h.review(scheduler.ReviewRequest{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &scheduler.Scenario{RemoveNodes: []string{"sg-2"}}})
+			r = h.review(review.Request{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &review.Scenario{RemoveNodes: []string{"sg-2"}}})
 			return len(r.Scenario.Pods)
 		}, 10*time.Second, 50*time.Millisecond).Should(Equal(8))
 		pods := byName(r.Scenario)
 		for _, p := range train {
 			Expect(pods[p].Node).To(BeEmpty(), "all or nothing: 3 CPUs for 4 members (%s)", p)
 			Expect(pods[p].Group).To(Equal("train"))
-			Expect(pods[p].Source).To(Equal(scheduler.SourcePending))
+			Expect(pods[p].Source).To(Equal(review.SourcePending))
 		}
 		for _, p := range few {
 			Expect(pods[p].Node).To(BeEmpty(), "the queue holds a group short of its minCount back (%s)", p)
@@ -216,18 +217,18 @@ var _ = Describe("SchedulingReview scenarios with pod groups", func() {
 		}
 		for _, p := range pair {
 			Expect(pods[p].Node).To(Equal("sg-1"), "%s: %s", p, pods[p].Message)
-			Expect(pods[p].Source).To(Equal(scheduler.SourceEvicted))
+			Expect(pods[p].Source).To(Equal(review.SourceEvicted))
 			Expect(pods[p].FromNode).To(Equal("sg-2"))
 			Expect(pods[p].Group).To(Equal("pair"))
 		}
 		Expect(r.Scenario.Unplaced()).To(Equal(6))
 
 		By("minimizing: no count of nodes places the short gang; the gang of 4 needs one more node")
-		r = h.review(scheduler.ReviewRequest{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &scheduler.Scenario{
-			Minimize: &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "sg-2"}, Max: 2},
+		r = h.review(review.Request{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &review.Scenario{
+			Minimize: &review.Minimize{Shape: review.NodeShape{FromNode: "sg-2"}, Max: 2},
 		}})
 		Expect(r.Scenario.Minimize.Count).To(Equal(-1), "%+v", r.Scenario.Minimize.Tried)
-		Expect(r.Scenario.Minimize.Tried).To(Equal([]scheduler.MinimizeTrial{{Count: 0, Unplaced: 6}, {Count: 2, Unplaced: 2}}))
+		Expect(r.Scenario.Minimize.Tried).To(Equal([]review.MinimizeTrial{{Count: 0, Unplaced: 6}, {Count: 2, Unplaced: 2}}))
 		pods = byName(r.Scenario)
 		for _, p := range train {
 			Expect(pods[p].Node).NotTo(BeEmpty(), "with 2 nodes more the gang fits (%s)", p)
@@ -237,10 +238,10 @@ var _ = Describe("SchedulingReview scenarios with pod groups", func() {
 		}
 
 		By("with max 0: no member the queue holds back is placed")
-		r = h.review(scheduler.ReviewRequest{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &scheduler.Scenario{
-			Minimize: &scheduler.Minimize{Shape: scheduler.NodeShape{FromNode: "sg-2"}, Max: 0},
+		r = h.review(review.Request{Draft: &draft, PendingPods: true, PendingSchedulerName: name, Scenario: &review.Scenario{
+			Minimize: &review.Minimize{Shape: review.NodeShape{FromNode: "sg-2"}, Max: 0},
 		}})
-		Expect(r.Scenario.Minimize.Tried).To(Equal([]scheduler.MinimizeTrial{{Count: 0, Unplaced: 6}}))
+		Expect(r.Scenario.Minimize.Tried).To(Equal([]review.MinimizeTrial{{Count: 0, Unplaced: 6}}))
 		Expect(r.Scenario.Unplaced()).To(Equal(6))
 		Expect(cacheState(h.sched)).To(Equal(before), "the reviews leave the live cache as it was")
 	})

@@ -21,12 +21,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // review runs a review and expects it to succeed.
-func (h *harness) review(req scheduler.ReviewRequest) *scheduler.Review {
+func (h *harness) review(req review.Request) *review.Answer {
 	GinkgoHelper()
-	r, err := h.sched.Review(context.Background(), req)
+	r, err := h.reviews.Review(context.Background(), req)
 	Expect(err).NotTo(HaveOccurred())
 	return r
 }
@@ -78,9 +79,9 @@ var _ = Describe("SchedulingReview", func() {
 		createPod(newPod(h.ns, "web", name, "1", "1Gi", withGates("hold")))
 		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(4))
 
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func() (err error) {
-			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			r, err = h.reviews.Review(context.Background(), review.Request{PodNamespace: h.ns, PodName: "web"})
 			return err
 		}, 10*time.Second, 20*time.Millisecond).Should(Succeed(), "once the scheduler's informer has the pod")
 		Expect(r.SchedulerName).To(Equal(name))
@@ -116,12 +117,12 @@ var _ = Describe("SchedulingReview", func() {
 			return fmt.Sprint(h.sched.Cache().Dump().Nodes[p.SelectedNode].Pods)
 		}, 10*time.Second, 20*time.Millisecond).ShouldNot(Equal("[]"))
 		for range 2 {
-			again := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			again := h.review(review.Request{PodNamespace: h.ns, PodName: "web"})
 			Expect(again.Pod.SelectedNode).To(Equal(p.SelectedNode))
 			Expect(again.Pod.Feasible).To(Equal(p.Feasible))
 		}
 		By("and the next review sees it on its node again")
-		fill := h.review(scheduler.ReviewRequest{Pod: newPod(h.ns, "fill", name, "15500m", "1Gi")})
+		fill := h.review(review.Request{Pod: newPod(h.ns, "fill", name, "15500m", "1Gi")})
 		Expect(fill.Pod.Rejected).To(ContainElement(And(HaveField("Node", "big"), HaveField("Reasons", ConsistOf("Insufficient cpu")))))
 	})
 
@@ -137,7 +138,7 @@ var _ = Describe("SchedulingReview", func() {
 		Eventually(failedSchedulingNotes(h.ns, "too-big"), 10*time.Second, 20*time.Millisecond).ShouldNot(BeEmpty())
 		event := failedSchedulingNotes(h.ns, "too-big")()[0]
 
-		r := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "too-big"})
+		r := h.review(review.Request{PodNamespace: h.ns, PodName: "too-big"})
 		GinkgoWriter.Printf("%s\n%+v\n", r.Pod.Message, r.Pod.Preemption)
 		Expect(r.Pod.SelectedNode).To(BeEmpty())
 		Expect(r.Pod.Message).To(Equal(cond.Message))
@@ -160,7 +161,7 @@ var _ = Describe("SchedulingReview", func() {
 		tmpl := newPod(h.ns, "urgent", name, "1", "1Gi")
 		tmpl.Spec.Priority = ptr.To[int32](1000)
 		before := cacheState(h.sched)
-		r := h.review(scheduler.ReviewRequest{Pod: tmpl})
+		r := h.review(review.Request{Pod: tmpl})
 		Expect(r.Pod.SelectedNode).To(BeEmpty())
 		Expect(r.Pod.Preemption.Node).To(Equal("n1"))
 		Expect(r.Pod.Preemption.Victims).To(Equal([]string{h.ns + "/low"}))
@@ -187,8 +188,8 @@ var _ = Describe("SchedulingReview", func() {
 
 		packing := defaultProfile(name, mostAllocated)
 		tmpl := newPod(h.ns, "web", name, "1", "1Gi")
-		live := h.review(scheduler.ReviewRequest{Pod: tmpl})
-		draft := h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &packing})
+		live := h.review(review.Request{Pod: tmpl})
+		draft := h.review(review.Request{Pod: tmpl, Draft: &packing})
 		Expect(live.Pod.SelectedNode).To(Equal("idle"))
 		Expect(draft.Pod.SelectedNode).To(Equal("busy"))
 		Expect(draft.Pod.Feasible[0].Total).To(BeNumerically(">", draft.Pod.Feasible[1].Total))
@@ -214,17 +215,17 @@ var _ = Describe("SchedulingReview", func() {
 		createPod(newPod(h.ns, "gated", draftName, "1", "1Gi", withGates("hold")))
 		createPod(newPod(h.ns, "first", draftName, "1500m", "1Gi", withPriorityClass("high")))
 		Eventually(func() int {
-			pods, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PendingPods: true, PendingSchedulerName: draftName, Draft: ptr.To(defaultProfile(draftName))})
+			pods, err := h.reviews.Review(context.Background(), review.Request{PendingPods: true, PendingSchedulerName: draftName, Draft: ptr.To(defaultProfile(draftName))})
 			Expect(err).NotTo(HaveOccurred())
 			return len(pods.WhatIf)
 		}, 10*time.Second, 20*time.Millisecond).Should(Equal(5))
 
 		before := cacheState(h.sched)
 		draft := defaultProfile(draftName)
-		r := h.review(scheduler.ReviewRequest{PendingPods: true, Draft: &draft})
+		r := h.review(review.Request{PendingPods: true, Draft: &draft})
 		Expect(r.WhatIf[0].Name).To(Equal("first"), "the high-priority pod comes first in queue order")
 		placed := map[string]string{}
-		var unplaced []scheduler.WhatIfPod
+		var unplaced []review.WhatIfPod
 		for _, p := range r.WhatIf {
 			if p.Node != "" {
 				placed[p.Name] = p.Node
@@ -270,13 +271,13 @@ var _ = Describe("SchedulingReview", func() {
 			order = append(order, p.Name)
 		}
 		Eventually(func() int {
-			r, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PendingPods: true, PendingSchedulerName: name, Draft: ptr.To(defaultProfile(name))})
+			r, err := h.reviews.Review(context.Background(), review.Request{PendingPods: true, PendingSchedulerName: name, Draft: ptr.To(defaultProfile(name))})
 			Expect(err).NotTo(HaveOccurred())
 			return len(r.WhatIf)
 		}, 10*time.Second, 20*time.Millisecond).Should(Equal(8))
 
 		whatIf := func() (names []string, placed []string) {
-			r := h.review(scheduler.ReviewRequest{PendingPods: true, PendingSchedulerName: name, Draft: ptr.To(defaultProfile(name))})
+			r := h.review(review.Request{PendingPods: true, PendingSchedulerName: name, Draft: ptr.To(defaultProfile(name))})
 			for _, p := range r.WhatIf {
 				names = append(names, p.Name)
 				if p.Node != "" {
@@ -324,9 +325,9 @@ var _ = Describe("SchedulingReview", func() {
 			createPod(newPod(h.ns, p, name, "1", "1Gi"))
 		}
 		draft := defaultProfile(name, mostAllocated)
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func() int {
-			r = h.review(scheduler.ReviewRequest{PendingPods: true, Draft: &draft})
+			r = h.review(review.Request{PendingPods: true, Draft: &draft})
 			return len(r.WhatIf)
 		}, 10*time.Second, 20*time.Millisecond).Should(Equal(3))
 		predicted := map[string]string{}
@@ -362,9 +363,9 @@ var _ = Describe("SchedulingReview", func() {
 			defer close(done)
 			tmpl := newPod(h.ns, "template", name, "100m", "100Mi")
 			for ctx.Err() == nil {
-				r, err := h.sched.Review(ctx, scheduler.ReviewRequest{Pod: tmpl})
+				r, err := h.reviews.Review(ctx, review.Request{Pod: tmpl})
 				switch {
-				case errors.Is(err, scheduler.ErrNotReady), ctx.Err() != nil:
+				case errors.Is(err, review.ErrNotReady), ctx.Err() != nil:
 					continue
 				case err != nil:
 					reviewErr <- err
@@ -404,13 +405,13 @@ var _ = Describe("SchedulingReview", func() {
 		createNode("n1", "4", "8Gi")
 		tmpl := newPod(h.ns, "template", name, "100m", "100Mi")
 		Eventually(func() error {
-			_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: tmpl})
+			_, err := h.reviews.Review(context.Background(), review.Request{Pod: tmpl})
 			return err
 		}, 10*time.Second, 20*time.Millisecond).Should(Succeed())
 		baseline := runtime.NumGoroutine()
 		for range 100 {
-			h.review(scheduler.ReviewRequest{Pod: tmpl})
-			h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &live})
+			h.review(review.Request{Pod: tmpl})
+			h.review(review.Request{Pod: tmpl, Draft: &live})
 		}
 		Eventually(runtime.NumGoroutine, 20*time.Second, 100*time.Millisecond).Should(BeNumerically("<=", baseline+10))
 		GinkgoWriter.Printf("goroutines: baseline %d, after 200 reviews %d\n", baseline, runtime.NumGoroutine())
@@ -445,7 +446,7 @@ var _ = Describe("SchedulingReview", func() {
 		// review is what made reviews slow the scheduling loop.
 		const reviews = 20
 		for range reviews {
-			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl}).Pod.SelectedNode).To(Equal("idle"))
+			Expect(h.review(review.Request{Pod: tmpl}).Pod.SelectedNode).To(Equal("idle"))
 		}
 		builds, open, snapshots := metrics()
 		Expect(builds).To(BeEquivalentTo(1))
@@ -459,7 +460,7 @@ var _ = Describe("SchedulingReview", func() {
 		// replaced one is closed with its generation.
 		h.apply(most)
 		for range reviews {
-			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl}).Pod.SelectedNode).To(Equal("busy"))
+			Expect(h.review(review.Request{Pod: tmpl}).Pod.SelectedNode).To(Equal("busy"))
 		}
 		builds, open, _ = metrics()
 		Expect(builds).To(BeEquivalentTo(2))
@@ -467,7 +468,7 @@ var _ = Describe("SchedulingReview", func() {
 
 		// Drafts build their own each time and close it.
 		for range 3 {
-			Expect(h.review(scheduler.ReviewRequest{Pod: tmpl, Draft: &least}).Pod.SelectedNode).To(Equal("idle"))
+			Expect(h.review(review.Request{Pod: tmpl, Draft: &least}).Pod.SelectedNode).To(Equal("idle"))
 		}
 		builds, open, snapshots = metrics()
 		Expect(builds).To(BeEquivalentTo(5))
@@ -478,8 +479,8 @@ var _ = Describe("SchedulingReview", func() {
 		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
 		_, open, _ = metrics()
 		Expect(open).To(BeZero())
-		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: tmpl})
-		Expect(err).To(MatchError(scheduler.ErrNotServing))
+		_, err := h.reviews.Review(context.Background(), review.Request{Pod: tmpl})
+		Expect(err).To(MatchError(review.ErrNotServing))
 	})
 
 	It("evaluates on one goroutine whatever the scheduler's parallelism, with the answer of the cycle's parallel passes", func() {
@@ -497,25 +498,25 @@ var _ = Describe("SchedulingReview", func() {
 			createNode(fmt.Sprintf("n%02d", i), strconv.Itoa(cpus), "16Gi")
 		}
 		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(40))
-		live, review := h.sched.FrameworkParallelism(name)
+		live, rev := h.sched.FrameworkParallelism(name)
 		Expect(live).To(Equal(16))
-		Expect(review).To(BeZero(), "no review framework before the first review")
+		Expect(rev).To(BeZero(), "no review framework before the first review")
 
 		createPod(newPod(h.ns, "web", name, "2500m", "1Gi", withGates("hold")))
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func() (err error) {
-			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			r, err = h.reviews.Review(context.Background(), review.Request{PodNamespace: h.ns, PodName: "web"})
 			return err
 		}, 10*time.Second, 20*time.Millisecond).Should(Succeed())
-		live, review = h.sched.FrameworkParallelism(name)
+		live, rev = h.sched.FrameworkParallelism(name)
 		Expect(live).To(Equal(16), "the live framework keeps the scheduler's parallelism")
-		Expect(review).To(Equal(1))
+		Expect(rev).To(Equal(1))
 		Expect(r.Pod.Feasible).To(HaveLen(32), "the nodes with 2 CPUs are rejected")
 		Expect(r.Pod.Rejected).To(HaveLen(8))
 		Expect(r.Pod.Feasible[0].Total).To(BeNumerically(">", r.Pod.Feasible[1].Total), "the best node is unique")
 
 		By("listing the scores of the first ScoredNodes nodes only, with the same ranking")
-		short := h.review(scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web", ScoredNodes: 3})
+		short := h.review(review.Request{PodNamespace: h.ns, PodName: "web", ScoredNodes: 3})
 		Expect(short.Pod.SelectedNode).To(Equal(r.Pod.SelectedNode))
 		Expect(short.Pod.Feasible).To(HaveLen(len(r.Pod.Feasible)))
 		for i, n := range short.Pod.Feasible {
@@ -547,17 +548,17 @@ var _ = Describe("SchedulingReview", func() {
 		createNode("large", "64", "256Gi")
 		createPod(newPod(h.ns, "web", name, "100m", "100Mi", withGates("hold")))
 
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func() (err error) {
-			r, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "web"})
+			r, err = h.reviews.Review(context.Background(), review.Request{PodNamespace: h.ns, PodName: "web"})
 			return err
 		}, 10*time.Second, 20*time.Millisecond).Should(Succeed())
 		Expect(r.SnapshotNodes).To(Equal(3))
-		Expect(r.Pod.Rejected).To(ConsistOf(scheduler.NodeRejection{
+		Expect(r.Pod.Rejected).To(ConsistOf(review.NodeRejection{
 			Node: "refused", Plugin: ext.srv.URL, Reasons: []string{"refused by extender"},
 		}))
 		Expect(r.Pod.SelectedNode).To(Equal("small"))
-		Expect(r.Pod.Feasible[0].Scores).To(ContainElement(scheduler.ScoreDetail{
+		Expect(r.Pod.Feasible[0].Scores).To(ContainElement(review.ScoreDetail{
 			Name: ext.srv.URL, Extender: true, Weighted: 10 * 5 * 10,
 		}))
 		filters, _, binds := ext.counts()
@@ -613,10 +614,10 @@ var _ = Describe("SchedulingReview", func() {
 		pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: "gpu"}}
 		createPod(pod)
 
-		var r *scheduler.Review
+		var r *review.Answer
 		Eventually(func(g Gomega) {
 			var err error
-			r, err = h.sched.Review(ctx, scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "trainer"})
+			r, err = h.reviews.Review(ctx, review.Request{PodNamespace: h.ns, PodName: "trainer"})
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(r.Pod.SelectedNode).To(Equal("gpu-node"), "%+v %s", r.Pod.Rejected, r.Pod.Message)
 		}, 20*time.Second, 50*time.Millisecond).Should(Succeed())
@@ -635,19 +636,19 @@ var _ = Describe("SchedulingReview", func() {
 		name := uniqueName("review")
 		h.apply(defaultProfile(name))
 		Eventually(func() error {
-			_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "nope"})
+			_, err := h.reviews.Review(context.Background(), review.Request{PodNamespace: h.ns, PodName: "nope"})
 			return err
-		}, 10*time.Second, 20*time.Millisecond).Should(MatchError(scheduler.ErrPodNotFound))
-		_, err := h.sched.Review(context.Background(), scheduler.ReviewRequest{PodNamespace: h.ns, PodName: "nope"})
-		Expect(err).To(MatchError(scheduler.ErrPodNotFound))
-		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: newPod(h.ns, "x", "nobody", "1", "1Gi")})
-		Expect(err).To(MatchError(scheduler.ErrNotServing))
+		}, 10*time.Second, 20*time.Millisecond).Should(MatchError(review.ErrPodNotFound))
+		_, err := h.reviews.Review(context.Background(), review.Request{PodNamespace: h.ns, PodName: "nope"})
+		Expect(err).To(MatchError(review.ErrPodNotFound))
+		_, err = h.reviews.Review(context.Background(), review.Request{Pod: newPod(h.ns, "x", "nobody", "1", "1Gi")})
+		Expect(err).To(MatchError(review.ErrNotServing))
 		bad := defaultProfile(name, func(p *config.KubeSchedulerProfile) {
 			p.Plugins.Filter.Enabled = append(p.Plugins.Filter.Enabled, config.Plugin{Name: "NoSuchPlugin"})
 		})
 		_, applyErr := h.sched.Validate(context.Background(), bad)
-		_, err = h.sched.Review(context.Background(), scheduler.ReviewRequest{Pod: newPod(h.ns, "x", name, "1", "1Gi"), Draft: &bad})
-		var be *scheduler.BuildError
+		_, err = h.reviews.Review(context.Background(), review.Request{Pod: newPod(h.ns, "x", name, "1", "1Gi"), Draft: &bad})
+		var be *review.BuildError
 		Expect(err).To(BeAssignableToTypeOf(be))
 		Expect(err.Error()).To(Equal(applyErr.Error()))
 		Expect(h.sched.Serving(name)).To(BeTrue())

@@ -176,7 +176,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleStat
 	if err == nil {
 		return result, nil
 	}
-	if errors.Is(err, errNoNodesAvailable) {
+	if errors.Is(err, ErrNoNodesAvailable) {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(err)
 	}
 	var fitError *framework.FitError

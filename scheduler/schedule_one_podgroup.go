@@ -125,12 +125,14 @@ func errProfileNotFound(schedulerName string) error {
 // the group's preemption policy, and that a profile serves that name; it
 // returns the schedulerName.
 func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string, error) {
-	return validatePodGroup(pgi, s.snapshot.PodGroupStates(), s.Serving)
+	return ValidatePodGroup(pgi, s.snapshot.PodGroupStates(), s.Serving)
 }
 
-// validatePodGroup validates pgi against the pod-group states of a
-// snapshot; serving says whether a profile serves a schedulerName.
-func validatePodGroup(pgi *framework.QueuedPodGroupInfo, states fwk.PodGroupStateLister, serving func(string) bool) (string, error) {
+// ValidatePodGroup validates pgi against the pod-group states of a
+// snapshot, as the pod-group cycle does before its algorithm runs (see
+// Scheduler.validatePodGroup); serving says whether a profile serves a
+// schedulerName. It returns the members' schedulerName.
+func ValidatePodGroup(pgi *framework.QueuedPodGroupInfo, states fwk.PodGroupStateLister, serving func(string) bool) (string, error) {
 	schedulerName := ""
 	groupPriority := pgi.GetPriority()
 	policyGate := utilfeature.DefaultFeatureGate.Enabled(features.PodGroupPreemptionPolicy)
@@ -291,7 +293,7 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 	}
 
 	pgName := klog.KObj(result.podGroupInfo)
-	condition := podGroupCondition(result.status)
+	condition := PodGroupCondition(result.status)
 	switch {
 	case result.status.IsSuccess():
 		logger.V(2).Info("Successfully scheduled a pod group", "podGroup", pgName, "scheduledPods", scheduledPods, "unschedulablePods", unschedulablePods)
@@ -311,9 +313,9 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 	s.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
 }
 
-// podGroupCondition is the PodGroupInitiallyScheduled condition the cycle
+// PodGroupCondition is the PodGroupInitiallyScheduled condition the cycle
 // writes for the group's status.
-func podGroupCondition(status *fwk.Status) *metav1.Condition {
+func PodGroupCondition(status *fwk.Status) *metav1.Condition {
 	switch {
 	case status.IsSuccess():
 		return &metav1.Condition{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: "Scheduled", Message: status.Message()}

@@ -41,14 +41,14 @@ import (
 // nextStartNodeIndex and updates the live snapshot), one binding goroutine
 // per assumed pod (whose bind checks take turns per profile, bindcheck.go),
 // the queue's back-off and unschedulable loops, the overcommit watcher
-// (overcommit.go), informer handlers, and reviews (review.go), which read
-// the cache into a snapshot of their own.
+// (overcommit.go), informer handlers, and reviews (package review, through
+// host.go), which read the cache into a snapshot of their own.
 //
 // Locks, in the order they are taken (a lock is never taken while one
 // later in the list is held):
 //
 //	applyMu → buildMu
-//	reviews.mu → buildMu
+//	a caller's own lock (review.Reviews.mu) → buildMu (BuildFramework)
 //	applyMu → watchMu
 //	applyMu → queue's lock → nominator's lock
 //	Arbiter.mu → bindCheck.mu (the arbiter's own check) → bindHolds.mu
@@ -58,7 +58,7 @@ import (
 // serializes framework builds, of Apply and of Validate alike, and is held
 // for the build alone, which waits for nothing: so Validate (admission's
 // dry-run) never waits for an Apply. buildMu and watchMu are never held
-// together. liveProfile.mu, liveProfile.reviewMu, bindHolds.mu and the
+// together. liveProfile.mu, liveProfile.attachedMu, bindHolds.mu and the
 // cache's lock are leaves. The live
 // profile set is an immutable map behind an atomic pointer, read once per
 // cycle without a lock. The cache and the queue survive every swap.
@@ -108,9 +108,6 @@ type Scheduler struct {
 	nextStartNodeIndex atomic.Int64
 	// algorithm picks nodes on the live snapshot (algorithm.go).
 	algorithm *algorithm
-
-	// reviews is the snapshot reviews share, one at a time (review.go).
-	reviews reviewSnapshot
 
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).

@@ -29,6 +29,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 var (
@@ -104,6 +105,8 @@ type harness struct {
 	started bool
 	ns      string
 	sched   *scheduler.Scheduler
+	// reviews answers reviews of sched, as the operator's reviewer does.
+	reviews *review.Reviews
 	cancel  context.CancelFunc
 	done    chan error
 }
@@ -124,7 +127,7 @@ func startSchedulerAfter(before func(s *scheduler.Scheduler, ns string), opts ..
 	s, err := scheduler.New(cs, factory, opts...)
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
-	h := &harness{ns: ns, sched: s, cancel: cancel, done: make(chan error, 1)}
+	h := &harness{ns: ns, sched: s, reviews: review.New(s), cancel: cancel, done: make(chan error, 1)}
 	DeferCleanup(h.stop)
 	if before != nil {
 		before(s, ns)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -67,4 +68,13 @@ func liftNotReadyTaint(ctx context.Context, c client.Client, node *corev1.Node) 
 	}
 	node.Spec.Taints = taints
 	return c.Patch(ctx, node, client.MergeFrom(base))
+}
+
+// Resources is a node's capacity: cpu, memory and pods.
+func Resources(cpu, memory, pods string) corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(cpu),
+		corev1.ResourceMemory: resource.MustParse(memory),
+		corev1.ResourcePods:   resource.MustParse(pods),
+	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/internal/webhookcert"
 	"github.com/profile-scheduler/profile-scheduler/pluginargs"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
+	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
 // Scheme knows the built-in kinds and the project's own.
@@ -141,8 +142,8 @@ func Defaults() Options {
 		PodMaxBackoff:      10 * time.Second,
 		BindCheck:          true,
 		OutOfTreeRegistry:  frameworkruntime.Registry{},
-		ScenarioMaxNodes:   scheduler.DefaultScenarioLimits.Nodes,
-		ScenarioMaxPods:    scheduler.DefaultScenarioLimits.Pods,
+		ScenarioMaxNodes:   review.DefaultScenarioLimits.Nodes,
+		ScenarioMaxPods:    review.DefaultScenarioLimits.Pods,
 	}
 }
 
@@ -180,7 +181,6 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		scheduler.WithBindCheck(o.BindCheck),
 		scheduler.WithBindArbiter(o.BindArbiter),
 		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
-		scheduler.WithScenarioLimits(scheduler.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("creating scheduler: %w", err)
@@ -225,7 +225,9 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	if err := controllers.Setup(mgr, sched, copts); err != nil {
 		return nil, fmt.Errorf("setting up controllers: %w", err)
 	}
-	if err := controllers.SetupReviews(mgr, sched, copts); err != nil {
+	// The reviews are questions asked of the scheduler (package review).
+	reviews := review.New(sched, review.WithScenarioLimits(review.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods}))
+	if err := controllers.SetupReviews(mgr, reviews, copts); err != nil {
 		return nil, fmt.Errorf("setting up reviews: %w", err)
 	}
 	elected := mgr.Elected()

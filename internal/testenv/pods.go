@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,4 +45,19 @@ func CreateBound(ctx context.Context, c client.Client, pod *corev1.Pod, timeout 
 		return "", fmt.Errorf("pod %s/%s not bound: %w", pod.Namespace, pod.Name, err)
 	}
 	return pod.Spec.NodeName, nil
+}
+
+// BenchPod is the pod of the scheduler's benchmarks (test/perf's basic
+// case): namespace bench, UID uid-<name>, label app=bench, one pause
+// container requesting 100m CPU and 500Mi of memory.
+func BenchPod(name, schedulerName string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "bench"}},
+		Spec: corev1.PodSpec{
+			SchedulerName: schedulerName,
+			Containers: []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("500Mi")},
+			}}},
+		},
+	}
 }

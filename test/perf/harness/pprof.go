@@ -13,7 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// The operator's reviews run under this pprof label (scheduler.Review),
+// The operator's reviews run under this pprof label (review.Reviews.Review),
 // and so do the goroutines they start: Go hands a goroutine's labels to
 // the goroutines it starts.
 const reviewLabelKey, reviewLabelValue = "work", "review"

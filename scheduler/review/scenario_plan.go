@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"fmt"
@@ -142,8 +142,8 @@ func nodeShape(snapshot *internalcache.Snapshot, shape NodeShape, field string) 
 
 // planScenario checks and expands sc against the cluster's nodes. Every
 // count is checked against the limits before anything is made of it.
-func (s *Scheduler) planScenario(rc *reviewCycle, sc *Scenario, base []fwk.NodeInfo) (*scenarioPlan, error) {
-	limits := s.opts.scenarioLimits
+func (rs *Reviews) planScenario(rc *cycle, sc *Scenario, base []fwk.NodeInfo) (*scenarioPlan, error) {
+	limits := rs.opts.scenarioLimits
 	p := &scenarioPlan{names: newNodeNamer(base), reportBy: sc.ReportBy, from: map[types.UID]string{}, groups: map[int]int{}}
 
 	remove := sets.New[string]()
@@ -274,7 +274,7 @@ func (s *Scheduler) planScenario(rc *reviewCycle, sc *Scenario, base []fwk.NodeI
 // nothing when its first member comes up, as what-if places it: a group
 // the queue holds back (fewer members than minCount, a gated member)
 // waits, whatever nodes the scenario adds.
-func (s *Scheduler) planGroups(rc *reviewCycle, p *scenarioPlan, pending bool) error {
+func (rs *Reviews) planGroups(rc *cycle, p *scenarioPlan, pending bool) error {
 	if !podGroupsOn() {
 		return nil
 	}
@@ -303,7 +303,7 @@ func (s *Scheduler) planGroups(rc *reviewCycle, p *scenarioPlan, pending bool) e
 			continue
 		}
 		if _, listed := p.groupPending[key]; !listed && pending {
-			members, err := s.pendingMembers(qp.Pod.Namespace, podGroupOf(qp.Pod))
+			members, err := rs.pendingMembers(qp.Pod.Namespace, podGroupOf(qp.Pod))
 			if err != nil {
 				return err
 			}

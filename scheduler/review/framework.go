@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -21,7 +21,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // reviewFramework is a framework built for reviews on the snapshot reviews
@@ -32,9 +33,9 @@ import (
 type reviewFramework struct {
 	fw framework.Framework
 	// snapshot is the reviews' snapshot it was built on.
-	snapshot   *internalcache.Snapshot
-	cancel     context.CancelFunc
-	informers  *frameworkInformers
+	snapshot *internalcache.Snapshot
+	// stop closes the framework (scheduler.Scheduler.BuildFramework).
+	stop       func()
 	weights    map[string]int32
 	preemption *defaultpreemption.DefaultPreemption
 	// notPreempting explains why preemption is not evaluated.
@@ -44,86 +45,48 @@ type reviewFramework struct {
 	// victims records what preemption's executor would evict for a group
 	// (workload-aware preemption actuates inside the plugin).
 	victims victimRecorder
-	parent  *Scheduler
 }
 
-// liveReviewFramework returns the review framework of lp's generation on
-// snapshot, building it if there is none yet (or the one there is was
-// built on a snapshot since replaced). The caller holds reviews.mu and a
-// reference on lp.
-func (s *Scheduler) liveReviewFramework(ctx context.Context, lp *liveProfile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
-	if rf := lp.reviewFramework(); rf != nil && rf.snapshot == snapshot {
+// liveReviewFramework returns the review framework of gen on snapshot,
+// building and attaching it if there is none yet (or the one there is was
+// built on a snapshot since replaced). The caller holds Reviews.mu and
+// the reference gen.
+func (rs *Reviews) liveReviewFramework(ctx context.Context, gen *scheduler.Generation, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
+	if rf, ok := gen.Attached().(*reviewFramework); ok && rf.snapshot == snapshot {
 		return rf, nil
 	}
-	rf, err := s.newReviewFramework(ctx, lp.profile, snapshot)
+	rf, err := rs.newReviewFramework(ctx, gen.Profile(), snapshot)
 	if err != nil {
 		return nil, err
 	}
-	if !lp.setReviewFramework(rf) {
+	if !gen.Attach(rf) {
 		rf.close()
-		return nil, fmt.Errorf("%w: %q was closed", ErrNotServing, lp.applied.SchedulerName)
+		return nil, fmt.Errorf("%w: %q was closed", ErrNotServing, gen.SchedulerName())
 	}
 	return rf, nil
 }
 
-// newReviewFramework builds a framework for p on the reviews' snapshot. The framework shares the scheduler's informers,
-// client (for reads), nominator (read-only), CSI and DRA managers; it has
-// its own waiting-pods and pre-bind maps, no event recorder and no pod
-// activator, so nothing it does reaches the live scheduler. The caller
-// holds reviews.mu.
-func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
-	logger := klog.FromContext(ctx)
-	prof, extenders, _, err := prepareBuild(p)
+// newReviewFramework builds a framework for p on the reviews' snapshot
+// (scheduler.Scheduler.BuildFramework: nothing it does reaches the live
+// scheduler), with a DefaultPreemption of its own. The caller holds
+// Reviews.mu.
+func (rs *Reviews) newReviewFramework(ctx context.Context, p scheduler.Profile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("review", p.Config.SchedulerName))
+	rf := &reviewFramework{snapshot: snapshot, weights: map[string]int32{}}
+	// DefaultPreemption's constructor adds listers to the shared
+	// informers: it is built while builds take turns.
+	fw, stop, err := rs.host.BuildFramework(ctx, p, snapshot, parallelism, rf.setUpPreemption)
 	if err != nil {
 		return nil, &BuildError{err}
 	}
-	name := prof.SchedulerName
-	reviewFrameworkBuilds.Inc()
-	fctx, cancel := context.WithCancel(s.ctx)
-	fctx = klog.NewContext(fctx, logger.WithValues("review", name))
-	fi := newFrameworkInformers(s.informerFactory)
-	opts := append(s.frameworkOptions(fi, snapshot, extenders, noActivation{}, discardEvents{}),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
-		frameworkruntime.WithParallelism(reviewParallelism))
-	// Plugin constructors add indexers to the shared informers: builds
-	// take turns (buildMu), as Apply's and Validate's do.
-	s.buildMu.Lock()
-	fw, err := frameworkruntime.NewFramework(fctx, s.registry, prof, opts...)
-	if err != nil {
-		s.buildMu.Unlock()
-		cancel()
-		fi.removeHandlers()
-		return nil, &BuildError{fmt.Errorf("building framework for %q: %w", name, err)}
-	}
-	rf := &reviewFramework{
-		fw:        fw,
-		snapshot:  snapshot,
-		cancel:    cancel,
-		informers: fi,
-		weights:   map[string]int32{},
-		parent:    s,
-	}
-	reviewFrameworksOpen.Inc()
-	plugins := fw.ListPlugins()
-	for _, pl := range plugins.Score.Enabled {
+	rf.fw, rf.stop = fw, stop
+	for _, pl := range fw.ListPlugins().Score.Enabled {
 		rf.weights[pl.Name] = pl.Weight
 	}
-	err = rf.setUpPreemption(fctx, prof, plugins)
-	s.buildMu.Unlock()
-	if err != nil {
-		rf.close()
-		return nil, &BuildError{err}
-	}
 	// A draft's plugins may have asked for informers nothing started yet.
-	s.informerFactory.Start(s.ctx.Done())
-	syncCtx, cancelSync := context.WithTimeout(ctx, informerSyncTimeout)
-	defer cancelSync()
-	for typ, ok := range s.informerFactory.WaitForCacheSync(syncCtx.Done()) {
-		if !ok {
-			rf.close()
-			return nil, fmt.Errorf("informer for %v did not sync", typ)
-		}
+	if err := rs.host.SyncInformers(ctx); err != nil {
+		rf.close()
+		return nil, err
 	}
 	return rf, nil
 }
@@ -135,7 +98,8 @@ func (s *Scheduler) newReviewFramework(ctx context.Context, p Profile, snapshot 
 // returns Unschedulable without a reason, which leaves the message as
 // DefaultPreemption makes it; for a pod with claims it would deallocate a
 // claim, which a review does not do (the answer says so).
-func (rf *reviewFramework) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, plugins *config.Plugins) error {
+func (rf *reviewFramework) setUpPreemption(ctx context.Context, prof *config.KubeSchedulerProfile, fw framework.Framework) error {
+	plugins := fw.ListPlugins()
 	var others []string
 	found := false
 	for _, p := range plugins.PostFilter.Enabled {
@@ -170,7 +134,7 @@ func (rf *reviewFramework) setUpPreemption(ctx context.Context, prof *config.Kub
 	// handle's client set is one of its own that reaches no API server.
 	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
 	fts.EnableAsyncPreemption = false
-	pl, err := defaultpreemption.New(ctx, args, dryRunHandle{Framework: rf.fw, client: noAPIClient}, fts)
+	pl, err := defaultpreemption.New(ctx, args, dryRunHandle{Framework: fw, client: noAPIClient}, fts)
 	if err != nil {
 		return fmt.Errorf("initializing plugin %q: %w", defaultpreemption.Name, err)
 	}
@@ -237,23 +201,15 @@ func (r *victimRecorder) take() []string {
 
 // close closes the framework's plugins, cancels its context and removes
 // its informer handlers.
-func (rf *reviewFramework) close() {
-	if err := rf.fw.Close(); err != nil {
-		klog.Background().Error(err, "Closing the plugins of a review failed")
-	}
-	rf.cancel()
-	rf.informers.removeHandlers()
-	reviewFrameworksOpen.Dec()
+func (rf *reviewFramework) close() { rf.stop() }
+
+// Close closes the review framework of a generation, with the
+// generation (scheduler.Generation.Attach). A failure to close its
+// plugins is logged, never returned.
+func (rf *reviewFramework) Close() error {
+	rf.close()
+	return nil
 }
 
-// noActivation drops the activations a review's plugins ask for.
-type noActivation struct{}
-
-func (noActivation) Activate(klog.Logger, map[string]*v1.Pod) {}
-
-// discardEvents drops the events a review's plugins record.
-type discardEvents struct{}
-
-func (discardEvents) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...interface{}) {
-}
-func (d discardEvents) WithLogger(klog.Logger) events.EventRecorderLogger { return d }
+// Parallelizer is what the framework's Filter and Score passes run on.
+func (rf *reviewFramework) Parallelizer() fwk.Parallelizer { return rf.fw.Parallelizer() }

@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // scenarioRun is one run of a scenario with n nodes of Minimize's shape.
@@ -27,7 +29,7 @@ type scenarioRun struct {
 // pod-group cycle does: when fewer than minCount members were placed, the
 // ones placed are taken off the snapshot again (the last ones assumed, in
 // reverse order) and reported unplaced.
-func (rc *reviewCycle) settleGroup(logger klog.Logger, members []*framework.QueuedPodInfo, placed []WhatIfPod, minCount int) (GroupOutcome, error) {
+func (rc *cycle) settleGroup(logger klog.Logger, members []*framework.QueuedPodInfo, placed []WhatIfPod, minCount int) (GroupOutcome, error) {
 	pod := members[0].Pod
 	g := GroupOutcome{Namespace: pod.Namespace, Name: *pod.Spec.SchedulingGroup.PodGroupName, MinCount: minCount, Members: len(members)}
 	for _, r := range placed {
@@ -56,7 +58,7 @@ func (rc *reviewCycle) settleGroup(logger klog.Logger, members []*framework.Queu
 // runScenario builds the scenario's snapshot with n nodes of Minimize's
 // shape, a framework of prof on it, and places the pending and evicted
 // pods, then the added ones, through place.
-func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profile, p *scenarioPlan, n int) (*scenarioRun, error) {
+func (rs *Reviews) runScenario(ctx context.Context, rc *cycle, prof scheduler.Profile, p *scenarioPlan, n int) (*scenarioRun, error) {
 	logger := klog.FromContext(ctx)
 	defer prometheus.NewTimer(scenarioRunDuration).ObserveDuration()
 	nodes := slices.Concat(p.kept, p.added)
@@ -69,18 +71,18 @@ func (s *Scheduler) runScenario(ctx context.Context, rc *reviewCycle, prof Profi
 	// Upstream's constructor of a snapshot from objects: its name says
 	// tests, and a scenario's snapshot is made from objects too.
 	snapshot := internalcache.NewTestSnapshotWithPodGroups(p.keptPods, nodes, p.podGroups)
-	rf, err := s.newReviewFramework(ctx, prof, snapshot)
+	rf, err := rs.newReviewFramework(ctx, prof, snapshot)
 	if err != nil {
 		return nil, err
 	}
 	defer rf.close()
-	src := &reviewCycle{reviewFramework: rf, algorithm: s.reviewAlgorithm(snapshot, int64(rc.startIndex()))}
+	src := &cycle{reviewFramework: rf, algorithm: rc.algorithm.On(snapshot)}
 	out := &scenarioRun{minimizeNodes: n}
 
 	// A pending pod group is placed whole when its first member comes
 	// up, with its pending and evicted members.
 	placed, err := src.place(ctx, p.queued, func(ctx context.Context, namespace, name string) ([]WhatIfPod, error) {
-		return s.placeGroup(ctx, src, namespace, name, p.groupPending[namespace+"/"+name])
+		return rs.placeGroup(ctx, src, namespace, name, p.groupPending[namespace+"/"+name])
 	})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // podQuestion asks what one scheduling cycle would decide for one pod: a
@@ -22,10 +24,10 @@ type podQuestion struct {
 // podQuestion is the question of req.Pod, or of the pod
 // req.PodNamespace/req.PodName the informer knows; a pending pod of a
 // PodGroup asks its group's question.
-func (s *Scheduler) podQuestion(req ReviewRequest) (question, error) {
+func (rs *Reviews) podQuestion(req Request) (question, error) {
 	pod := req.Pod
 	if pod == nil {
-		p, err := s.podLister.Pods(req.PodNamespace).Get(req.PodName)
+		p, err := rs.host.Pods().Pods(req.PodNamespace).Get(req.PodName)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s/%s", ErrPodNotFound, req.PodNamespace, req.PodName)
 		}
@@ -48,7 +50,7 @@ func (q podQuestion) schedulerName() string {
 	return q.pod.Spec.SchedulerName
 }
 
-func (q podQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ Profile, out *Review) error {
+func (q podQuestion) ask(ctx context.Context, rs *Reviews, rc *cycle, _ scheduler.Profile, out *Answer) error {
 	rc.scoredNodes = q.scoredNodes
 	pod := q.pod.DeepCopy()
 	bound := pod.Spec.NodeName
@@ -65,6 +67,6 @@ func (q podQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ P
 		return err
 	}
 	out.Pod.BoundNode = bound
-	out.Pod.Overcommitted = s.nodeOvercommit(bound)
+	out.Pod.Overcommitted = rs.host.NodeOvercommit(bound)
 	return nil
 }

@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 // preempting extenders, SelectCandidate) and none of its actuation: no
 // victim is evicted, no nominated node is written. Message is the text
 // PostFilter would add to the FailedScheduling message.
-func (rc *reviewCycle) dryRunPreemption(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m *framework.NodeToStatus) *PreemptionReview {
+func (rc *cycle) dryRunPreemption(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m *framework.NodeToStatus) *Preemption {
 	if rc.preemption == nil {
-		return &PreemptionReview{NotEvaluated: rc.notPreempting}
+		return &Preemption{NotEvaluated: rc.notPreempting}
 	}
-	out := &PreemptionReview{}
+	out := &Preemption{}
 	if rc.draPostFilter && len(pod.Spec.ResourceClaims) > 0 {
 		out.NotEvaluated = "DynamicResources' PostFilter (which may deallocate a claim of the pod first) is not run in a review"
 	}
@@ -35,7 +35,7 @@ func (rc *reviewCycle) dryRunPreemption(ctx context.Context, state fwk.CycleStat
 }
 
 // preempt returns the message of the status Evaluator.Preempt would return.
-func (rc *reviewCycle) preempt(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m *framework.NodeToStatus, out *PreemptionReview) string {
+func (rc *cycle) preempt(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m *framework.NodeToStatus, out *Preemption) string {
 	logger := klog.FromContext(ctx)
 	ev := rc.preemption.Evaluator
 	if ok, msg := ev.PodEligibleToPreemptOthers(ctx, pod, m.Get(pod.Status.NominatedNodeName)); !ok {
@@ -88,7 +88,7 @@ func (rc *reviewCycle) preempt(ctx context.Context, state fwk.CycleState, pod *v
 
 // preemptingExtenders lets the extenders that support preemption narrow
 // the candidates, as upstream's Evaluator does before SelectCandidate.
-func (rc *reviewCycle) preemptingExtenders(logger klog.Logger, pod *v1.Pod, candidates []preemption.Candidate, nodeLister fwk.NodeInfoLister) ([]preemption.Candidate, error) {
+func (rc *cycle) preemptingExtenders(logger klog.Logger, pod *v1.Pod, candidates []preemption.Candidate, nodeLister fwk.NodeInfoLister) ([]preemption.Candidate, error) {
 	extenders := rc.fw.Extenders()
 	if len(extenders) == 0 {
 		return candidates, nil
@@ -125,19 +125,19 @@ func (rc *reviewCycle) preemptingExtenders(logger klog.Logger, pod *v1.Pod, cand
 	}
 	out := make([]preemption.Candidate, 0, len(victims))
 	for node, v := range victims {
-		out = append(out, &reviewCandidate{name: node, victims: v})
+		out = append(out, &candidate{name: node, victims: v})
 	}
 	return out, nil
 }
 
-type reviewCandidate struct {
+type candidate struct {
 	name    string
 	victims *extenderv1.Victims
 }
 
-func (c *reviewCandidate) Name() string                 { return c.name }
-func (c *reviewCandidate) Victims() *extenderv1.Victims { return c.victims }
+func (c *candidate) Name() string                 { return c.name }
+func (c *candidate) Victims() *extenderv1.Victims { return c.victims }
 
 // NumPodGroupDisruptions is 0: extenders answer per pod, as upstream's
 // candidates rebuilt from an extender's answer.
-func (c *reviewCandidate) NumPodGroupDisruptions() int { return 0 }
+func (c *candidate) NumPodGroupDisruptions() int { return 0 }

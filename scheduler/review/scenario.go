@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // Scenario changes the cluster a review places pods on, in the review's
@@ -77,7 +79,7 @@ type PodSource string
 
 // The sources of a scenario's pods.
 const (
-	// SourcePending: a pending pod of the cluster (ReviewRequest.PendingPods).
+	// SourcePending: a pending pod of the cluster (Request.PendingPods).
 	SourcePending PodSource = "Pending"
 	// SourceEvicted: a pod of a removed node.
 	SourceEvicted PodSource = "Evicted"
@@ -85,8 +87,8 @@ const (
 	SourceAdded PodSource = "Added"
 )
 
-// ScenarioReview is a scenario's answer.
-type ScenarioReview struct {
+// ScenarioAnswer is a scenario's answer.
+type ScenarioAnswer struct {
 	// Pods in the order they were placed: the pending and evicted ones in
 	// queue order, then the added ones. With pod groups on, a pending or
 	// evicted member's whole group is placed when its first member comes
@@ -106,11 +108,11 @@ type ScenarioReview struct {
 	// by value.
 	Pools []PoolUsage
 	// Minimize answers Scenario.Minimize.
-	Minimize *MinimizeReview
+	Minimize *MinimizeAnswer
 }
 
 // Unplaced counts the pods that would not be placed.
-func (r *ScenarioReview) Unplaced() int {
+func (r *ScenarioAnswer) Unplaced() int {
 	n := 0
 	for _, p := range r.Pods {
 		if p.Node == "" {
@@ -138,13 +140,13 @@ type GroupOutcome struct {
 
 // scenarioQuestion asks what fits if the cluster changes: req.Scenario,
 // with the pending pods of req.PendingSchedulerName when req.PendingPods.
-type scenarioQuestion struct{ req ReviewRequest }
+type scenarioQuestion struct{ req Request }
 
 func (q scenarioQuestion) schedulerName() string { return q.req.SchedulerName }
 
-func (q scenarioQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, prof Profile, out *Review) error {
+func (q scenarioQuestion) ask(ctx context.Context, rs *Reviews, rc *cycle, prof scheduler.Profile, out *Answer) error {
 	var err error
-	out.Scenario, err = s.scenario(ctx, rc, prof, q.req)
+	out.Scenario, err = rs.scenario(ctx, rc, prof, q.req)
 	return err
 }
 
@@ -152,13 +154,13 @@ func (q scenarioQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle
 // from the review's snapshot (rc's, up to date with the cache), which it
 // only reads. Each run builds a snapshot and a framework of prof on it:
 // the live cache, queue and frameworks are never touched.
-func (s *Scheduler) scenario(ctx context.Context, rc *reviewCycle, prof Profile, req ReviewRequest) (*ScenarioReview, error) {
+func (rs *Reviews) scenario(ctx context.Context, rc *cycle, prof scheduler.Profile, req Request) (*ScenarioAnswer, error) {
 	sc := req.Scenario
 	base, err := rc.snapshot.List()
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.planScenario(rc, sc, base)
+	p, err := rs.planScenario(rc, sc, base)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +169,7 @@ func (s *Scheduler) scenario(ctx context.Context, rc *reviewCycle, prof Profile,
 		if name == "" {
 			name = rc.fw.ProfileName()
 		}
-		pending, err := s.pendingPods(rc, name)
+		pending, err := rs.pendingPods(rc, name)
 		if err != nil {
 			return nil, err
 		}
@@ -177,21 +179,21 @@ func (s *Scheduler) scenario(ctx context.Context, rc *reviewCycle, prof Profile,
 		}
 		p.queued = append(p.queued, pending...)
 	}
-	if err := s.planGroups(rc, p, req.PendingPods); err != nil {
+	if err := rs.planGroups(rc, p, req.PendingPods); err != nil {
 		return nil, err
 	}
 	rc.sortPending(p.queued)
-	if err := p.checkPods(s.opts.scenarioLimits, sc); err != nil {
+	if err := p.checkPods(rs.opts.scenarioLimits, sc); err != nil {
 		return nil, err
 	}
-	out := &ScenarioReview{RemovedNodes: p.removed.Len(), NotMoved: p.notMoved}
+	out := &ScenarioAnswer{RemovedNodes: p.removed.Len(), NotMoved: p.notMoved}
 	before := pools(base, sc.ReportBy)
 
 	run := func(n int) (*scenarioRun, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return s.runScenario(ctx, rc, prof, p, n)
+		return rs.runScenario(ctx, rc, prof, p, n)
 	}
 	var last *scenarioRun
 	if sc.Minimize == nil {
@@ -199,7 +201,7 @@ func (s *Scheduler) scenario(ctx context.Context, rc *reviewCycle, prof Profile,
 			return nil, err
 		}
 	} else {
-		out.Minimize = &MinimizeReview{Count: -1, Max: sc.Minimize.Max}
+		out.Minimize = &MinimizeAnswer{Count: -1, Max: sc.Minimize.Max}
 		if last, err = minimize(sc.Minimize.Max, out.Minimize, run); err != nil {
 			return nil, err
 		}

@@ -1,13 +1,16 @@
-package scheduler
+package review
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"runtime/pprof"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // Errors of Review a caller tells apart.
@@ -29,8 +32,8 @@ type BuildError struct{ Err error }
 func (e *BuildError) Error() string { return e.Err.Error() }
 func (e *BuildError) Unwrap() error { return e.Err }
 
-// ReviewRequest asks what a scheduling cycle would decide.
-type ReviewRequest struct {
+// Request asks what a scheduling cycle would decide.
+type Request struct {
 	// Pod is evaluated as given (a pod template, as if created now). When
 	// nil, PodNamespace/PodName name a pod the scheduler's informer knows.
 	Pod                   *v1.Pod
@@ -40,7 +43,7 @@ type ReviewRequest struct {
 	SchedulerName string
 	// Draft is a profile built for this review only (converted,
 	// defaulted and validated as for Apply), closed afterwards.
-	Draft *Profile
+	Draft *scheduler.Profile
 	// PendingPods asks for what-if mode: every pending pod whose
 	// schedulerName is PendingSchedulerName, in queue order.
 	PendingPods          bool
@@ -50,50 +53,50 @@ type ReviewRequest struct {
 	// that belongs to a PodGroup answers for its group too.
 	PodGroupName string
 	// ScoredNodes, when above 0, bounds the feasible nodes listed with
-	// their per-plugin scores (PodReview.Feasible[i].Scores) to the first
+	// their per-plugin scores (PodAnswer.Feasible[i].Scores) to the first
 	// ScoredNodes in rank order; the others have their total only. Every
 	// feasible node is scored and ranked either way.
 	ScoredNodes int
 
 	// Scenario, when set, changes the cluster the pods are placed on
-	// (review_scenario.go): the pending pods of PendingPods, if set, then
+	// (scenario.go): the pending pods of PendingPods, if set, then
 	// the scenario's own pods.
 	Scenario *Scenario
 }
 
-// Reviewer answers scheduling reviews. *Scheduler implements it.
+// Reviewer answers scheduling reviews. *Reviews implements it.
 type Reviewer interface {
 	// Review runs the scheduling pipeline (PreFilter, Filter on every
 	// node, extenders, PreScore, Score, NormalizeScore, and dry-run
 	// preemption when nothing fits) on a private snapshot of the cache,
 	// with a private framework built from the serving profile (once per
-	// generation, shared by its reviews) or from the draft (per review). It never runs Reserve, Permit or Bind, never changes the
-	// cache, the queue or any API object, and never blocks a scheduling
-	// cycle.
-	Review(ctx context.Context, req ReviewRequest) (*Review, error)
+	// generation, shared by its reviews) or from the draft (per review).
+	// It never runs Reserve, Permit or Bind, never changes the cache, the
+	// queue or any API object, and never blocks a scheduling cycle.
+	Review(ctx context.Context, req Request) (*Answer, error)
 }
 
-var _ Reviewer = &Scheduler{}
+var _ Reviewer = &Reviews{}
 
-// Review is the answer.
-type Review struct {
+// Answer is a review's answer.
+type Answer struct {
 	// SchedulerName of the framework used.
 	SchedulerName string
 	// SnapshotNodes is the number of nodes evaluated on.
 	SnapshotNodes int
 	// Pod answers explain mode.
-	Pod *PodReview
+	Pod *PodAnswer
 	// WhatIf answers what-if mode, in queue order.
 	WhatIf []WhatIfPod
 	// Scenario answers a request with a scenario (WhatIf is then unset).
-	Scenario *ScenarioReview
+	Scenario *ScenarioAnswer
 	// Group answers for a pod group (PodGroupName, or the group of the
 	// pending pod reviewed); Pod is then nil.
-	Group *GroupReview
+	Group *GroupAnswer
 }
 
-// PodReview is what one scheduling cycle would decide for one pod.
-type PodReview struct {
+// PodAnswer is what one scheduling cycle would decide for one pod.
+type PodAnswer struct {
 	Pod *v1.Pod
 	// SelectedNode is where the cycle would put the pod; empty if nowhere.
 	SelectedNode string
@@ -114,13 +117,13 @@ type PodReview struct {
 	NumFeasibleNodesToFind int
 	StartNode              string
 	// Preemption is set when nothing fits and the profile preempts.
-	Preemption *PreemptionReview
+	Preemption *Preemption
 	// BoundNode is, for a pod already bound, its node; the pod is
 	// evaluated as if it were pending again.
 	BoundNode string
 	// Overcommitted is set when BoundNode's bound pods request more than
 	// it has: the resources over and the pods.
-	Overcommitted *Overcommit
+	Overcommitted *scheduler.Overcommit
 }
 
 // NodeResult is a feasible node.
@@ -128,7 +131,7 @@ type NodeResult struct {
 	Name string
 	// Scores per score plugin (raw, normalized, weighted), then per
 	// prioritizing extender (weighted only); nil beyond the first
-	// ReviewRequest.ScoredNodes nodes.
+	// Request.ScoredNodes nodes.
 	Scores []ScoreDetail
 	Total  int64
 	// Sampled is false when the real cycle, starting at StartNode and
@@ -155,9 +158,9 @@ type NodeRejection struct {
 	Unresolvable bool
 }
 
-// PreemptionReview is DefaultPreemption's answer, computed without
+// Preemption is DefaultPreemption's answer, computed without
 // touching a victim.
-type PreemptionReview struct {
+type Preemption struct {
 	// Node the pod would be nominated to, and its victims (namespace/name).
 	Node    string
 	Victims []string
@@ -180,7 +183,7 @@ type WhatIfPod struct {
 	Group string
 }
 
-// reviewParallelism is the parallelism of a review framework: its Filter
+// parallelism is the parallelism of a review framework: its Filter
 // and Score passes and preemption's dry run run on one goroutine. A review
 // evaluates every node, twice the work of a cycle's sampled pass or more;
 // with the scheduler's parallelism (16 by default) its workers would take
@@ -192,52 +195,100 @@ type WhatIfPod struct {
 // workers may look at a few more. On 2 cores a review takes as long either
 // way (BenchmarkReview: 1.3 ms at 500 nodes, 14 ms at 5000); on more cores
 // a big review takes longer with one.
-const reviewParallelism = 1
+const parallelism = 1
+
+// Reviews answers the scheduling reviews of one scheduler, reached
+// through host: it keeps the snapshot its reviews take turns on, and
+// attaches the framework the reviews of a serving generation share to
+// that generation. Make one per scheduler.
+type Reviews struct {
+	host Host
+	opts options
+	// mu is held by a review from the start of its cycle to its end
+	// (cycle.end): reviews take turns on snapshot. It is taken before any
+	// lock of the scheduler's (BuildFramework's).
+	mu sync.Mutex
+	// snapshot is made once (reviewSnapshots counts it), unless restoring
+	// it failed: every other review updates the one there is with the
+	// nodes that changed since the last review.
+	snapshot *internalcache.Snapshot
+}
+
+// New returns the reviews of host (a *scheduler.Scheduler).
+func New(host Host, opts ...Option) *Reviews {
+	o := options{scenarioLimits: DefaultScenarioLimits}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	registerMetrics()
+	return &Reviews{host: host, opts: o}
+}
+
+// Option configures Reviews.
+type Option func(*options)
+
+type options struct {
+	// scenarioLimits bound a review's scenario (scenario_plan.go).
+	scenarioLimits ScenarioLimits
+}
+
+// WithScenarioLimits bounds the scenarios of reviews: a scenario whose
+// nodes or pods, once expanded, exceed them is refused, naming the field.
+// A limit of 0 or less keeps the default (DefaultScenarioLimits).
+func WithScenarioLimits(l ScenarioLimits) Option {
+	return func(o *options) {
+		if l.Nodes > 0 {
+			o.scenarioLimits.Nodes = l.Nodes
+		}
+		if l.Pods > 0 {
+			o.scenarioLimits.Pods = l.Pods
+		}
+	}
+}
 
 // Review answers a review. See Reviewer.
 //
 // Its work, and the parallel Filter and Score workers it starts, carry the
 // pprof label work=review, so a CPU profile of the operator tells a
 // review's cost from the scheduling loop's.
-func (s *Scheduler) Review(ctx context.Context, req ReviewRequest) (out *Review, err error) {
+func (rs *Reviews) Review(ctx context.Context, req Request) (out *Answer, err error) {
 	pprof.Do(ctx, pprof.Labels("work", "review"), func(ctx context.Context) {
-		out, err = s.review(ctx, req)
+		out, err = rs.review(ctx, req)
 	})
 	return out, err
 }
 
 // A review asks one question of one profile: the serving generation of a
 // schedulerName, or a draft. Each question lives in a file of its own and
-// owns how it is answered on a review cycle: a pod (review_pod.go), a pod
-// group (review_podgroup.go), the pending pods (review_whatif.go), a
-// capacity scenario (review_scenario.go). review resolves the question,
+// owns how it is answered on a review cycle: a pod (pod.go), a pod group
+// (podgroup.go), the pending pods (whatif.go), a capacity scenario
+// (scenario.go). review resolves the question,
 // the profile and the cycle once, then asks.
 type question interface {
 	// schedulerName is the schedulerName whose serving generation
 	// answers when the review has no draft.
 	schedulerName() string
 	// ask answers on rc, whose framework is prof's, into out.
-	ask(ctx context.Context, s *Scheduler, rc *reviewCycle, prof Profile, out *Review) error
+	ask(ctx context.Context, rs *Reviews, rc *cycle, prof scheduler.Profile, out *Answer) error
 }
 
-func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, error) {
-	if !s.HasSynced() {
+func (rs *Reviews) review(ctx context.Context, req Request) (*Answer, error) {
+	if !rs.host.HasSynced() {
 		return nil, ErrNotReady
 	}
-	logger := klog.FromContext(ctx)
-	var rc *reviewCycle
+	var rc *cycle
 	// prof builds the frameworks of a scenario's own snapshots.
-	var prof Profile
+	var prof scheduler.Profile
 	if req.Draft != nil {
 		prof = *req.Draft
 		// A draft that does not build is the answer, whatever the question.
 		var err error
-		if rc, err = s.startReviewCycle(ctx, req.Draft, nil); err != nil {
+		if rc, err = rs.startReviewCycle(ctx, req.Draft, nil); err != nil {
 			return nil, err
 		}
 		defer rc.end()
 	}
-	q, err := s.question(req, req.Draft != nil)
+	q, err := rs.question(req, req.Draft != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -245,30 +296,30 @@ func (s *Scheduler) review(ctx context.Context, req ReviewRequest) (*Review, err
 		// Taken as a cycle takes it: a swap retires it, and it is closed,
 		// with the review framework of its generation, once this review
 		// released it.
-		lp := s.acquireProfile(q.schedulerName())
-		if lp == nil {
+		gen := rs.host.AcquireGeneration(q.schedulerName())
+		if gen == nil {
 			return nil, fmt.Errorf("%w: %q", ErrNotServing, q.schedulerName())
 		}
-		defer lp.release(logger)
-		prof = lp.profile
-		if rc, err = s.startReviewCycle(ctx, nil, lp); err != nil {
+		defer gen.Release(ctx)
+		prof = gen.Profile()
+		if rc, err = rs.startReviewCycle(ctx, nil, gen); err != nil {
 			return nil, err
 		}
 		defer rc.end()
 	}
-	out := &Review{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
-	return out, q.ask(ctx, s, rc, prof, out)
+	out := &Answer{SchedulerName: rc.fw.ProfileName(), SnapshotNodes: rc.snapshot.NumNodesInPlacement()}
+	return out, q.ask(ctx, rs, rc, prof, out)
 }
 
 // question is the question req asks.
-func (s *Scheduler) question(req ReviewRequest, draft bool) (question, error) {
+func (rs *Reviews) question(req Request, draft bool) (question, error) {
 	switch {
 	case req.Scenario != nil:
 		return scenarioQuestion{req: req}, nil
 	case req.PendingPods:
 		return pendingQuestion{profile: req.SchedulerName, pendingSchedulerName: req.PendingSchedulerName}, nil
 	case req.PodGroupName != "":
-		return s.groupQuestion(req.PodNamespace, req.PodGroupName, req.SchedulerName, draft)
+		return rs.groupQuestion(req.PodNamespace, req.PodGroupName, req.SchedulerName, draft)
 	}
-	return s.podQuestion(req)
+	return rs.podQuestion(req)
 }

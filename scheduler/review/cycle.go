@@ -1,31 +1,34 @@
-package scheduler
+package review
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
-// reviewCycle is one review: a review framework on the reviews' snapshot,
-// which the review holds (reviews.mu) until end.
-type reviewCycle struct {
+// cycle is one review: a review framework on the reviews' snapshot, which
+// the review holds (Reviews.mu) until end.
+type cycle struct {
 	*reviewFramework
 	// owned: the framework is the review's own (a draft's), closed at end.
 	owned bool
+	// parent's snapshot the cycle holds; nil for a scenario's run, which
+	// has a snapshot of its own and never ends.
+	parent *Reviews
 	// algorithm picks nodes on the review's snapshot; its start index is
 	// the live cycle's next one when the review began, and placing moves
 	// it on per pod as the live cycle does.
-	algorithm *algorithm
+	algorithm *scheduler.Algorithm
 	mutating  bool
 	// scoredNodes bounds the feasible nodes listed with their scores
-	// (ReviewRequest.ScoredNodes); 0: all of them.
+	// (Request.ScoredNodes); 0: all of them.
 	scoredNodes int
 	// placing: only each pod's node, or its message, is wanted (place):
 	// the rejected nodes and the sampled ones are not listed.
@@ -37,7 +40,7 @@ type reviewCycle struct {
 
 // assume puts a placed pod on the review's snapshot, for the pods after
 // it to see; end takes it off again.
-func (rc *reviewCycle) assume(pi *framework.PodInfo) error {
+func (rc *cycle) assume(pi *framework.PodInfo) error {
 	if err := rc.snapshot.AssumePod(pi); err != nil {
 		return err
 	}
@@ -46,7 +49,7 @@ func (rc *reviewCycle) assume(pi *framework.PodInfo) error {
 }
 
 // forget takes the last pod assume placed with pod's UID off the snapshot.
-func (rc *reviewCycle) forget(logger klog.Logger, pod *v1.Pod) error {
+func (rc *cycle) forget(logger klog.Logger, pod *v1.Pod) error {
 	if err := rc.snapshot.ForgetPod(logger, pod); err != nil {
 		return err
 	}
@@ -61,43 +64,42 @@ func (rc *reviewCycle) forget(logger klog.Logger, pod *v1.Pod) error {
 
 // startReviewCycle takes the snapshot reviews share (reviews take turns
 // on it until end), brings it up to date with the cache and returns a
-// cycle on it with the review framework of lp's generation, built now if
-// this is its first review, or with a framework built for draft.
+// cycle on it with the review framework of gen, built now if this is its
+// first review, or with a framework built for draft.
 //
 // The cache's lock is held for UpdateSnapshot only, as a scheduling cycle
 // holds it: for the nodes that changed since the last review, not for a
 // copy of the whole cluster, and never across a framework build.
-func (s *Scheduler) startReviewCycle(ctx context.Context, draft *Profile, lp *liveProfile) (*reviewCycle, error) {
-	logger := klog.FromContext(ctx)
-	s.reviews.mu.Lock()
-	snapshot := s.reviews.snapshotLocked()
-	rc := &reviewCycle{owned: draft != nil}
+func (rs *Reviews) startReviewCycle(ctx context.Context, draft *scheduler.Profile, gen *scheduler.Generation) (*cycle, error) {
+	rs.mu.Lock()
+	snapshot := rs.snapshotLocked()
+	rc := &cycle{owned: draft != nil, parent: rs}
 	var err error
 	if draft != nil {
-		rc.reviewFramework, err = s.newReviewFramework(ctx, *draft, snapshot)
+		rc.reviewFramework, err = rs.newReviewFramework(ctx, *draft, snapshot)
 	} else {
-		rc.reviewFramework, err = s.liveReviewFramework(ctx, lp, snapshot)
+		rc.reviewFramework, err = rs.liveReviewFramework(ctx, gen, snapshot)
 	}
 	if err != nil {
-		s.reviews.mu.Unlock()
+		rs.mu.Unlock()
 		return nil, err
 	}
-	if err := s.cache.UpdateSnapshot(logger, snapshot); err != nil {
+	if err := rs.host.UpdateSnapshot(ctx, snapshot); err != nil {
 		rc.end()
 		return nil, fmt.Errorf("taking a snapshot of the cache: %w", err)
 	}
-	rc.algorithm = s.reviewAlgorithm(snapshot, s.nextStartNodeIndex.Load())
+	rc.algorithm = rs.host.Algorithm(snapshot)
 	return rc, nil
 }
 
 // end hands the review snapshot to the next review, with a bound pod the
 // review took off its node put back, and closes a draft's framework.
-func (rc *reviewCycle) end() {
+func (rc *cycle) end() {
 	// The pods placed, last first (the snapshot's LIFO contract).
 	for i := len(rc.assumed) - 1; i >= 0; i-- {
 		if err := rc.snapshot.ForgetPod(klog.Background(), rc.assumed[i]); err != nil {
 			klog.Background().Error(err, "Taking a placed pod off the review snapshot failed")
-			rc.parent.reviews.snapshot = nil
+			rc.parent.snapshot = nil
 			break
 		}
 	}
@@ -107,45 +109,30 @@ func (rc *reviewCycle) end() {
 			// The next review starts from a new snapshot (and builds the
 			// review frameworks it needs on it).
 			klog.Background().Error(err, "Restoring the review snapshot failed")
-			rc.parent.reviews.snapshot = nil
+			rc.parent.snapshot = nil
 		}
 	}
 	if rc.owned {
 		rc.reviewFramework.close()
 	}
-	rc.parent.reviews.mu.Unlock()
-}
-
-// reviewAlgorithm is an algorithm on a review's snapshot, its search
-// starting at start; it never batches.
-func (s *Scheduler) reviewAlgorithm(snapshot *internalcache.Snapshot, start int64) *algorithm {
-	a := &algorithm{snapshot: snapshot, percentageOfNodesToScore: s.opts.percentageOfNodesToScore, nextStartNodeIndex: new(atomic.Int64)}
-	a.nextStartNodeIndex.Store(start)
-	return a
+	rc.parent.mu.Unlock()
 }
 
 // startIndex is where the review's next search of the nodes starts.
-func (rc *reviewCycle) startIndex() int { return int(rc.algorithm.nextStartNodeIndex.Load()) }
+func (rc *cycle) startIndex() int { return rc.algorithm.StartIndex() }
 
-// reviewSnapshot is the snapshot reviews take turns on.
-type reviewSnapshot struct {
-	mu sync.Mutex
-	// snapshot is made once (reviewSnapshots counts it), unless
-	// restoring it failed: every other review updates the one there is
-	// with the nodes that changed since the last review.
-	snapshot *internalcache.Snapshot
-}
-
-func (r *reviewSnapshot) snapshotLocked() *internalcache.Snapshot {
-	if r.snapshot == nil {
-		r.snapshot = internalcache.NewEmptySnapshot()
+// snapshotLocked is the snapshot reviews take turns on; the caller holds
+// rs.mu.
+func (rs *Reviews) snapshotLocked() *internalcache.Snapshot {
+	if rs.snapshot == nil {
+		rs.snapshot = internalcache.NewEmptySnapshot()
 		reviewSnapshots.Inc()
 	}
-	return r.snapshot
+	return rs.snapshot
 }
 
 // removePod takes a bound pod off its node in the review's snapshot.
-func (rc *reviewCycle) removePod(logger klog.Logger, pod *v1.Pod) error {
+func (rc *cycle) removePod(logger klog.Logger, pod *v1.Pod) error {
 	if !rc.mutating {
 		if err := rc.snapshot.StartMutations(); err != nil {
 			return err

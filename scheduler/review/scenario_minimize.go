@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 // Minimize searches for the smallest count, from 0 to Max, of nodes of
 // Shape (its Count unused) that places every pod of the scenario.
@@ -7,10 +7,10 @@ type Minimize struct {
 	Max   int
 }
 
-// MinimizeReview is Minimize's answer.
-type MinimizeReview struct {
+// MinimizeAnswer is Minimize's answer.
+type MinimizeAnswer struct {
 	// Count is the smallest count tried that places every pod; -1 when
-	// even Max is not enough (ScenarioReview.Pods then says which pods do
+	// even Max is not enough (ScenarioAnswer.Pods then says which pods do
 	// not fit with Max, and why).
 	Count int
 	Max   int
@@ -33,7 +33,7 @@ type MinimizeTrial struct {
 // every pod, and count-1 was run and did not. It returns the run the
 // answer describes: the count found, or max when no count is enough (0
 // when max is 0).
-func minimize(limit int, out *MinimizeReview, run func(int) (*scenarioRun, error)) (*scenarioRun, error) {
+func minimize(limit int, out *MinimizeAnswer, run func(int) (*scenarioRun, error)) (*scenarioRun, error) {
 	try := func(n int) (*scenarioRun, error) {
 		r, err := run(n)
 		if err != nil {

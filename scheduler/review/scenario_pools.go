@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"k8s.io/apimachinery/pkg/util/sets"

@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"errors"
@@ -11,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // The smallest count is found by bisection, and the answer always rests
@@ -38,7 +41,7 @@ func TestMinimizeFindsTheSmallestCountAndRunsItAndTheOneBelow(t *testing.T) {
 				ran[n] = true
 				return &scenarioRun{unplaced: max(0, tc.need-n), minimizeNodes: n}, nil
 			}
-			out := &MinimizeReview{Count: -1, Max: tc.max}
+			out := &MinimizeAnswer{Count: -1, Max: tc.max}
 			r, err := minimize(tc.max, out, run)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(out.Count).To(Equal(tc.wantCount))
@@ -57,7 +60,7 @@ func TestMinimizeFindsTheSmallestCountAndRunsItAndTheOneBelow(t *testing.T) {
 	t.Run("a failed run is the answer's error", func(t *testing.T) {
 		g := NewWithT(t)
 		boom := errors.New("boom")
-		_, err := minimize(8, &MinimizeReview{}, func(n int) (*scenarioRun, error) {
+		_, err := minimize(8, &MinimizeAnswer{}, func(n int) (*scenarioRun, error) {
 			if n == 8 {
 				return nil, boom
 			}
@@ -79,14 +82,14 @@ func scenarioNode(name, pool string) *v1.Node {
 	return &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{v1.LabelHostname: name, "pool": pool}},
 		Status: v1.NodeStatus{
-			Capacity:    benchResources("4", "8Gi", "110"),
-			Allocatable: benchResources("4", "8Gi", "110"),
+			Capacity:    controlplane.Resources("4", "8Gi", "110"),
+			Allocatable: controlplane.Resources("4", "8Gi", "110"),
 		},
 	}
 }
 
 func scenarioBoundPod(name, node string, mutate ...func(*v1.Pod)) *v1.Pod {
-	p := benchPod(name, "sched")
+	p := testenv.BenchPod(name, "sched")
 	p.Spec.NodeName = node
 	for _, m := range mutate {
 		m(p)
@@ -112,7 +115,7 @@ func TestPlanScenarioExpansionAndLimits(t *testing.T) {
 	noAllocatable.Status.Allocatable = nil
 	noPods := scenarioNode("nopods", "")
 	delete(noPods.Status.Allocatable, v1.ResourcePods)
-	podTemplate := benchPod("extra", "sched")
+	podTemplate := testenv.BenchPod("extra", "sched")
 	podTemplate.UID = "extra"
 	blue := labels.SelectorFromSet(labels.Set{"pool": "blue"})
 
@@ -196,11 +199,11 @@ func TestPlanScenarioExpansionAndLimits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			snapshot := internalcache.NewSnapshot(pods, nodes)
-			s := &Scheduler{opts: options{scenarioLimits: ScenarioLimits{Nodes: 10, Pods: 5}}}
-			rc := &reviewCycle{reviewFramework: &reviewFramework{snapshot: snapshot}}
+			rs := &Reviews{opts: options{scenarioLimits: ScenarioLimits{Nodes: 10, Pods: 5}}}
+			rc := &cycle{reviewFramework: &reviewFramework{snapshot: snapshot}}
 			base, err := snapshot.List()
 			g.Expect(err).NotTo(HaveOccurred())
-			p, err := s.planScenario(rc, &tc.sc, base)
+			p, err := rs.planScenario(rc, &tc.sc, base)
 			if tc.wantField == "" {
 				g.Expect(err).NotTo(HaveOccurred())
 				tc.check(g, p)

@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,12 +17,14 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // A review of a pod that belongs to a PodGroup (GenericWorkload) answers
 // for the whole group: the pod-group cycle's own algorithm
-// (runPodGroupAlgorithm, runPodGroupPostFilter) runs on the review's
-// snapshot through reviewPlacer, which assumes members there only, and
+// (scheduler.RunPodGroupAlgorithm, RunPodGroupPostFilter) runs on the
+// review's snapshot through placer, which assumes members there only, and
 // workload-aware preemption runs with the review's DefaultPreemption,
 // whose executor records its victims instead of evicting them. Nothing
 // reaches the live cache, the queue or any object.
@@ -33,7 +34,7 @@ import (
 // feature gate).
 var ErrPodGroupNotFound = errors.New("pod group not found")
 
-// Verdicts of a GroupReview besides the reasons of the PodGroup's
+// Verdicts of a GroupAnswer besides the reasons of the PodGroup's
 // PodGroupInitiallyScheduled condition (Scheduled, Unschedulable,
 // SchedulerError).
 const (
@@ -45,8 +46,8 @@ const (
 	GroupNothingPending = "NothingPending"
 )
 
-// GroupReview is what the pod-group cycle would decide for a group.
-type GroupReview struct {
+// GroupAnswer is what the pod-group cycle would decide for a group.
+type GroupAnswer struct {
 	Namespace, Name string
 	// MinCount of the group's gang policy; 0 for a basic policy.
 	MinCount int32
@@ -62,11 +63,11 @@ type GroupReview struct {
 	Members []GroupMember
 	// Preemption is what workload-aware preemption would do when the group
 	// does not fit (dry run: no victim is touched).
-	Preemption *PreemptionReview
+	Preemption *Preemption
 }
 
 // Placed reports whether the cycle would bind the group's members.
-func (g *GroupReview) Placed() bool { return g.Reason == "Scheduled" }
+func (g *GroupAnswer) Placed() bool { return g.Reason == "Scheduled" }
 
 // GroupMember is one member's outcome.
 type GroupMember struct {
@@ -98,8 +99,8 @@ func podGroupOf(pod *v1.Pod) string {
 
 // groupMembers lists the pods of a group that are not terminal or being
 // deleted, by name.
-func (s *Scheduler) groupMembers(namespace, name string) ([]*v1.Pod, error) {
-	pods, err := s.podLister.Pods(namespace).List(labels.Everything())
+func (rs *Reviews) groupMembers(namespace, name string) ([]*v1.Pod, error) {
+	pods, err := rs.host.Pods().Pods(namespace).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +124,8 @@ type groupHold struct{ Reason, Message, Member string }
 
 // pendingMembers lists the members of a group that are neither bound nor
 // assumed in the live cache (gated ones included), by name.
-func (s *Scheduler) pendingMembers(namespace, name string) ([]*v1.Pod, error) {
-	members, err := s.groupMembers(namespace, name)
+func (rs *Reviews) pendingMembers(namespace, name string) ([]*v1.Pod, error) {
+	members, err := rs.groupMembers(namespace, name)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +133,7 @@ func (s *Scheduler) pendingMembers(namespace, name string) ([]*v1.Pod, error) {
 		if pod.Spec.NodeName != "" {
 			return true
 		}
-		assumed, _ := s.cache.IsAssumedPod(pod)
-		return assumed
+		return rs.host.IsAssumed(pod)
 	}), nil
 }
 
@@ -142,7 +142,7 @@ func (s *Scheduler) pendingMembers(namespace, name string) ([]*v1.Pod, error) {
 // what holds it back before the algorithm, if anything: a member a
 // PreEnqueue plugin gates (the queue then does not pop the group), or a
 // group validatePodGroup fails.
-func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace, name string, pending []*v1.Pod) (*framework.QueuedPodGroupInfo, *groupHold, error) {
+func (rs *Reviews) queuedGroup(ctx context.Context, rc *cycle, namespace, name string, pending []*v1.Pod) (*framework.QueuedPodGroupInfo, *groupHold, error) {
 	pg, err := rc.snapshot.PodGroups().Get(namespace, name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, namespace, name)
@@ -174,10 +174,10 @@ func (s *Scheduler) queuedGroup(ctx context.Context, rc *reviewCycle, namespace,
 	}
 	// A draft (or a profile the review names) evaluates the group
 	// whatever schedulerName its members ask for.
-	serving := func(name string) bool { return rc.owned || name == rc.fw.ProfileName() || s.Serving(name) }
-	if _, err := validatePodGroup(pgi, rc.snapshot.PodGroupStates(), serving); err != nil {
+	serving := func(name string) bool { return rc.owned || name == rc.fw.ProfileName() || rs.host.Serving(name) }
+	if _, err := scheduler.ValidatePodGroup(pgi, rc.snapshot.PodGroupStates(), serving); err != nil {
 		st := fwk.AsStatus(err)
-		return pgi, &groupHold{Reason: podGroupCondition(st).Reason, Message: err.Error(), Member: failedSchedulingMessage(st)}, nil
+		return pgi, &groupHold{Reason: scheduler.PodGroupCondition(st).Reason, Message: err.Error(), Member: scheduler.FailedSchedulingMessage(st)}, nil
 	}
 	return pgi, nil, nil
 }
@@ -222,15 +222,15 @@ type groupQuestion struct {
 
 // groupQuestion is the question of the group namespace/name; with no
 // profile named and no draft, the profile serving its members answers.
-func (s *Scheduler) groupQuestion(namespace, name, profile string, draft bool) (question, error) {
+func (rs *Reviews) groupQuestion(namespace, name, profile string, draft bool) (question, error) {
 	if !podGroupsOn() {
 		return nil, fmt.Errorf("%w: %s/%s (pod groups are off: the GenericWorkload feature gate)", ErrPodGroupNotFound, namespace, name)
 	}
-	if _, err := s.cache.PodGroups().Get(namespace, name); err != nil {
+	if !rs.host.HasPodGroup(namespace, name) {
 		return nil, fmt.Errorf("%w: %s/%s", ErrPodGroupNotFound, namespace, name)
 	}
 	if profile == "" && !draft {
-		members, err := s.groupMembers(namespace, name)
+		members, err := rs.groupMembers(namespace, name)
 		if err != nil {
 			return nil, err
 		}
@@ -244,29 +244,29 @@ func (s *Scheduler) groupQuestion(namespace, name, profile string, draft bool) (
 
 func (q groupQuestion) schedulerName() string { return q.profile }
 
-func (q groupQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ Profile, out *Review) error {
+func (q groupQuestion) ask(ctx context.Context, rs *Reviews, rc *cycle, _ scheduler.Profile, out *Answer) error {
 	var err error
-	out.Group, err = s.reviewPodGroup(ctx, rc, q.namespace, q.name)
+	out.Group, err = rs.reviewPodGroup(ctx, rc, q.namespace, q.name)
 	return err
 }
 
 // reviewPodGroup answers for the group namespace/name as the pod-group
 // cycle would on the review's snapshot, preemption dry-run included.
-func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespace, name string) (*GroupReview, error) {
-	pending, err := s.pendingMembers(namespace, name)
+func (rs *Reviews) reviewPodGroup(ctx context.Context, rc *cycle, namespace, name string) (*GroupAnswer, error) {
+	pending, err := rs.pendingMembers(namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name, pending)
+	pgi, hold, err := rs.queuedGroup(ctx, rc, namespace, name, pending)
 	if err != nil {
 		return nil, err
 	}
-	out := &GroupReview{Namespace: namespace, Name: name}
+	out := &GroupAnswer{Namespace: namespace, Name: name}
 	if gang := pgi.PodGroup.Spec.SchedulingPolicy.Gang; gang != nil {
 		out.MinCount = gang.MinCount
 	}
 	defer func() { out.Members = append(out.Members, scheduledMembers(rc, pgi)...) }()
-	infos := pgi.QueuedPodInfos[pgKey(pgi.PodGroupInfo)]
+	infos := pgi.QueuedPodInfos[fwk.PodGroupKey(pgi.Namespace, pgi.Name)]
 	switch {
 	case hold != nil:
 		out.Reason, out.Message = hold.Reason, hold.Message
@@ -281,18 +281,17 @@ func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespa
 	rc.scoredNodes = 1
 	ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "podGroup", klog.KObj(pgi)))
 	cycleState := framework.NewCycleState()
-	result, rootStatus := runPodGroupAlgorithm(ctx, reviewPlacer{rc}, rc.fw, cycleState, pgi)
+	result, rootStatus := scheduler.RunPodGroupAlgorithm(ctx, placer{rc}, rc.fw, cycleState, pgi)
 	if rootStatus.Code() == fwk.Unschedulable {
-		out.Preemption = &PreemptionReview{}
-		runPodGroupPostFilter(ctx, reviewPlacer{rc}, rc.fw, cycleState, pgi, result, rootStatus, rc.podGroupPostFilter(out.Preemption))
+		out.Preemption = &Preemption{}
+		scheduler.RunPodGroupPostFilter(ctx, placer{rc}, rc.fw, cycleState, pgi, result, rootStatus, rc.podGroupPostFilter(out.Preemption))
 	}
-	cond := podGroupCondition(result.status)
+	cond := scheduler.PodGroupCondition(result.Status())
 	out.Reason, out.Message = cond.Reason, cond.Message
 	for i, p := range infos {
-		r := result.podResults[i]
-		m := GroupMember{Name: p.Pod.Name, Node: r.scheduleResult.suggestedHost}
-		if st, nominating := podGroupMemberFailure(result, i); st != nil {
-			m.Message = failedSchedulingMessage(st)
+		m := GroupMember{Name: p.Pod.Name, Node: result.Node(i)}
+		if st, nominating := result.MemberFailure(i); st != nil {
+			m.Message = scheduler.FailedSchedulingMessage(st)
 			if nominating != nil && nominating.Mode() == fwk.ModeOverride {
 				m.NominatedNode = nominating.NominatedNodeName
 			}
@@ -304,7 +303,7 @@ func (s *Scheduler) reviewPodGroup(ctx context.Context, rc *reviewCycle, namespa
 
 // scheduledMembers lists the group's members bound or assumed in the
 // review's snapshot.
-func scheduledMembers(rc *reviewCycle, pgi *framework.QueuedPodGroupInfo) []GroupMember {
+func scheduledMembers(rc *cycle, pgi *framework.QueuedPodGroupInfo) []GroupMember {
 	state, err := rc.snapshot.PodGroupStates().Get(pgi.Namespace, pgi.Name)
 	if err != nil {
 		return nil
@@ -317,38 +316,32 @@ func scheduledMembers(rc *reviewCycle, pgi *framework.QueuedPodGroupInfo) []Grou
 	return out
 }
 
-// reviewPlacer places a group's members on the review's snapshot: each
-// member is filtered and scored as a review evaluates a pod (every node,
-// ties broken by name) and assumed on the snapshot for the next. It runs
-// no Reserve plugin (a review never does): a member's claims and volumes
-// are not reserved for the next member.
-type reviewPlacer struct{ rc *reviewCycle }
+// placer places a group's members on the review's snapshot: each member
+// is filtered and scored as a review evaluates a pod (every node, ties
+// broken by name) and assumed on the snapshot for the next. It runs no
+// Reserve plugin (a review never does): a member's claims and volumes are
+// not reserved for the next member.
+type placer struct{ rc *cycle }
 
-var _ podGroupPlacer = reviewPlacer{}
+var _ scheduler.PodGroupPlacer = placer{}
 
-func (p reviewPlacer) podGroupStates() fwk.PodGroupStateLister { return p.rc.snapshot.PodGroupStates() }
+func (p placer) PodGroupStates() fwk.PodGroupStateLister { return p.rc.snapshot.PodGroupStates() }
 
-func (p reviewPlacer) schedulingAlgorithm(ctx context.Context, state fwk.CycleState, _ framework.Framework, podInfo *framework.QueuedPodInfo, _ time.Time) (scheduleResult, *fwk.Status) {
+func (p placer) Place(ctx context.Context, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (string, int, *fwk.Status, error) {
 	r, status, err := p.rc.evaluateIn(ctx, state, podInfo.Pod)
 	if err != nil {
-		return scheduleResult{nominatingInfo: clearNominatedNode}, fwk.AsStatus(err)
+		return "", 0, nil, err
 	}
-	if r.SelectedNode == "" {
-		return scheduleResult{}, status
-	}
-	return scheduleResult{suggestedHost: r.SelectedNode, feasibleNodes: len(r.Feasible)}, nil
+	return r.SelectedNode, len(r.Feasible), status, nil
 }
 
-func (p reviewPlacer) assumeAndReserve(_ context.Context, _ fwk.CycleState, _ framework.Framework, podInfo *framework.QueuedPodInfo, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
+func (p placer) Assume(podInfo *framework.QueuedPodInfo, node string) (*framework.QueuedPodInfo, error) {
 	assumed := podInfo.DeepCopy()
-	assumed.Pod.Spec.NodeName = result.suggestedHost
-	if err := p.rc.assume(assumed.PodInfo); err != nil {
-		return assumed, fwk.AsStatus(err)
-	}
-	return assumed, nil
+	assumed.Pod.Spec.NodeName = node
+	return assumed, p.rc.assume(assumed.PodInfo)
 }
 
-func (p reviewPlacer) unreserveAndForget(ctx context.Context, _ fwk.CycleState, _ framework.Framework, assumed *framework.QueuedPodInfo, _ string) error {
+func (p placer) Forget(ctx context.Context, assumed *framework.QueuedPodInfo) error {
 	return p.rc.forget(klog.FromContext(ctx), assumed.Pod)
 }
 
@@ -358,7 +351,7 @@ func (p reviewPlacer) unreserveAndForget(ctx context.Context, _ fwk.CycleState, 
 // evicting them. A plugin a review cannot run without side effects
 // (DynamicResources for a group with claims, any other) counts as
 // Unschedulable without a reason, and out says so.
-func (rc *reviewCycle) podGroupPostFilter(out *PreemptionReview) podGroupPostFilterFunc {
+func (rc *cycle) podGroupPostFilter(out *Preemption) scheduler.PodGroupPostFilter {
 	return func(ctx context.Context, state *framework.CycleState, pgi fwk.PodGroupInfo, schedule fwk.PodGroupSchedulingFunc) (*fwk.PodGroupPostFilterResult, *fwk.Status) {
 		var reasons []string
 		var rejector string
@@ -413,20 +406,20 @@ func groupHasClaims(pgi fwk.PodGroupInfo) bool {
 // the pod-group algorithm on the review's snapshot; when the group fits,
 // its members stay assumed there for the pods after it. Preemption is not
 // run: a group that would preempt stays pending.
-func (s *Scheduler) whatIfGroup(ctx context.Context, rc *reviewCycle, namespace, name string) ([]WhatIfPod, error) {
-	pending, err := s.pendingMembers(namespace, name)
+func (rs *Reviews) whatIfGroup(ctx context.Context, rc *cycle, namespace, name string) ([]WhatIfPod, error) {
+	pending, err := rs.pendingMembers(namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	return s.placeGroup(ctx, rc, namespace, name, pending)
+	return rs.placeGroup(ctx, rc, namespace, name, pending)
 }
 
 // placeGroup places pending, the pending members of the group
 // namespace/name, as whatIfGroup says, on rc's snapshot: the live
 // review's, or a scenario's (whose pending members are the cluster's and
 // those its drain evicts).
-func (s *Scheduler) placeGroup(ctx context.Context, rc *reviewCycle, namespace, name string, pending []*v1.Pod) ([]WhatIfPod, error) {
-	pgi, hold, err := s.queuedGroup(ctx, rc, namespace, name, pending)
+func (rs *Reviews) placeGroup(ctx context.Context, rc *cycle, namespace, name string, pending []*v1.Pod) ([]WhatIfPod, error) {
+	pgi, hold, err := rs.queuedGroup(ctx, rc, namespace, name, pending)
 	if errors.Is(err, ErrPodGroupNotFound) {
 		// The queue holds the members until their PodGroup is observed.
 		var out []WhatIfPod
@@ -440,7 +433,7 @@ func (s *Scheduler) placeGroup(ctx context.Context, rc *reviewCycle, namespace, 
 	if err != nil {
 		return nil, err
 	}
-	infos := pgi.QueuedPodInfos[pgKey(pgi.PodGroupInfo)]
+	infos := pgi.QueuedPodInfos[fwk.PodGroupKey(pgi.Namespace, pgi.Name)]
 	out := make([]WhatIfPod, 0, len(infos))
 	if hold != nil {
 		for _, p := range infos {
@@ -449,19 +442,19 @@ func (s *Scheduler) placeGroup(ctx context.Context, rc *reviewCycle, namespace, 
 		return out, nil
 	}
 	ctx = klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "podGroup", klog.KObj(pgi)))
-	pl := reviewPlacer{rc}
-	result, _ := runPodGroupAlgorithm(ctx, pl, rc.fw, framework.NewCycleState(), pgi)
+	pl := placer{rc}
+	result, _ := scheduler.RunPodGroupAlgorithm(ctx, pl, rc.fw, framework.NewCycleState(), pgi)
 	for i, p := range infos {
 		res := WhatIfPod{Namespace: namespace, Name: p.Pod.Name, Group: name}
-		if st, _ := podGroupMemberFailure(result, i); st != nil {
-			res.Message = failedSchedulingMessage(st)
+		if st, _ := result.MemberFailure(i); st != nil {
+			res.Message = scheduler.FailedSchedulingMessage(st)
 			out = append(out, res)
 			continue
 		}
 		// Kept on the snapshot for the pods after the group.
-		res.Node = result.podResults[i].scheduleResult.suggestedHost
-		if _, st := pl.assumeAndReserve(ctx, nil, rc.fw, p, result.podResults[i].scheduleResult); !st.IsSuccess() {
-			return nil, fmt.Errorf("assuming %s on the review's snapshot: %w", klog.KObj(p.Pod), st.AsError())
+		res.Node = result.Node(i)
+		if _, err := pl.Assume(p, res.Node); err != nil {
+			return nil, fmt.Errorf("assuming %s on the review's snapshot: %w", klog.KObj(p.Pod), err)
 		}
 		out = append(out, res)
 	}

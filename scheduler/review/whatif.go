@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
 
@@ -23,34 +24,34 @@ type pendingQuestion struct {
 
 func (q pendingQuestion) schedulerName() string { return q.profile }
 
-func (q pendingQuestion) ask(ctx context.Context, s *Scheduler, rc *reviewCycle, _ Profile, out *Review) error {
+func (q pendingQuestion) ask(ctx context.Context, rs *Reviews, rc *cycle, _ scheduler.Profile, out *Answer) error {
 	name := q.pendingSchedulerName
 	if name == "" {
 		name = out.SchedulerName
 	}
 	var err error
-	out.WhatIf, err = s.whatIf(ctx, rc, name)
+	out.WhatIf, err = rs.whatIf(ctx, rc, name)
 	return err
 }
 
 // whatIf places every pending pod of schedulerName in queue order on the
 // review's snapshot, each placed pod assumed there for the next. Gated
 // pods are not pending for the queue and are left out.
-func (s *Scheduler) whatIf(ctx context.Context, rc *reviewCycle, schedulerName string) ([]WhatIfPod, error) {
-	pending, err := s.pendingPods(rc, schedulerName)
+func (rs *Reviews) whatIf(ctx context.Context, rc *cycle, schedulerName string) ([]WhatIfPod, error) {
+	pending, err := rs.pendingPods(rc, schedulerName)
 	if err != nil {
 		return nil, err
 	}
 	// A pending pod group is placed whole, with the group cycle, when its
 	// first member comes up.
 	return rc.place(ctx, pending, func(ctx context.Context, namespace, name string) ([]WhatIfPod, error) {
-		return s.whatIfGroup(ctx, rc, namespace, name)
+		return rs.whatIfGroup(ctx, rc, namespace, name)
 	})
 }
 
 // pendingPods are the pending pods of schedulerName in queue order.
-func (s *Scheduler) pendingPods(rc *reviewCycle, schedulerName string) ([]*framework.QueuedPodInfo, error) {
-	all, err := s.podLister.List(labels.Everything())
+func (rs *Reviews) pendingPods(rc *cycle, schedulerName string) ([]*framework.QueuedPodInfo, error) {
+	all, err := rs.host.Pods().List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func (s *Scheduler) pendingPods(rc *reviewCycle, schedulerName string) ([]*frame
 			len(pod.Spec.SchedulingGates) > 0 || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
 			continue
 		}
-		if assumed, _ := s.cache.IsAssumedPod(pod); assumed {
+		if rs.host.IsAssumed(pod) {
 			// Already placed in the snapshot.
 			continue
 		}
@@ -80,7 +81,7 @@ func (s *Scheduler) pendingPods(rc *reviewCycle, schedulerName string) ([]*frame
 
 // sortPending orders pods as the queue takes them: the profile's queue
 // sort, and where it ties, queue.ComparePending.
-func (rc *reviewCycle) sortPending(pending []*framework.QueuedPodInfo) {
+func (rc *cycle) sortPending(pending []*framework.QueuedPodInfo) {
 	less := rc.fw.QueueSortFunc()
 	slices.SortFunc(pending, func(a, b *framework.QueuedPodInfo) int {
 		switch {
@@ -95,11 +96,11 @@ func (rc *reviewCycle) sortPending(pending []*framework.QueuedPodInfo) {
 
 // place places pending pods in the order given on the review's snapshot,
 // each placed pod assumed there for the next. What-if and scenarios
-// (review_scenario.go) place all their pending work through it. With
+// (scenario.go) place all their pending work through it. With
 // placeGroup set, a member of a pod group is not placed alone: the first
 // member to come up has its whole group placed by placeGroup, and the
 // others are skipped (scenarios settle their template groups themselves).
-func (rc *reviewCycle) place(ctx context.Context, pending []*framework.QueuedPodInfo, placeGroup func(ctx context.Context, namespace, name string) ([]WhatIfPod, error)) ([]WhatIfPod, error) {
+func (rc *cycle) place(ctx context.Context, pending []*framework.QueuedPodInfo, placeGroup func(ctx context.Context, namespace, name string) ([]WhatIfPod, error)) ([]WhatIfPod, error) {
 	logger := klog.FromContext(ctx)
 	// Only the node each pod goes to is reported (or why none): no
 	// node's scores are listed but the first one's, no rejected node.

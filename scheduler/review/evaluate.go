@@ -1,4 +1,4 @@
-package scheduler
+package review
 
 import (
 	"cmp"
@@ -8,12 +8,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // evaluate runs one pod through the cycle's decision steps, the
-// algorithm's own (algorithm.go) on the review's snapshot, with Filter on
+// algorithm's own (scheduler.Algorithm) on the review's snapshot, with Filter on
 // every node unless the review is placing pods.
-func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, error) {
+func (rc *cycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodAnswer, error) {
 	state := framework.NewCycleState()
 	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
 	out, _, err := rc.evaluateIn(ctx, state, pod)
@@ -32,64 +34,64 @@ func (rc *reviewCycle) evaluate(ctx context.Context, pod *v1.Pod) (*PodReview, e
 // after the nodes this one processed. Below 100 nodes that is every node;
 // above, the pod goes to the best of the nodes the real cycle would have
 // looked at.
-func (rc *reviewCycle) evaluateIn(ctx context.Context, state fwk.CycleState, pod *v1.Pod) (*PodReview, *fwk.Status, error) {
+func (rc *cycle) evaluateIn(ctx context.Context, state fwk.CycleState, pod *v1.Pod) (*PodAnswer, *fwk.Status, error) {
 	fw := rc.fw
-	out := &PodReview{Pod: pod}
+	out := &PodAnswer{Pod: pod}
 	numAll := rc.snapshot.NumNodesInPlacement()
 	if numAll == 0 {
-		status := fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(errNoNodesAvailable)
-		out.Message = failedSchedulingMessage(status)
+		status := fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(scheduler.ErrNoNodesAvailable)
+		out.Message = scheduler.FailedSchedulingMessage(status)
 		return out, status, nil
 	}
 	start := rc.startIndex()
 	rejectedBy := map[string]string{}
-	f, err := rc.algorithm.filterPass(ctx, fw, state, &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}},
-		search{everyNode: !rc.placing, extenderRejections: rejectedBy})
+	f, err := rc.algorithm.FilterPass(ctx, fw, state, &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}},
+		scheduler.Search{EveryNode: !rc.placing, ExtenderRejections: rejectedBy})
 	if err != nil {
 		return nil, nil, err
 	}
-	feasible := f.feasible
-	if f.nodes != nil {
+	feasible := f.Feasible
+	if f.Nodes != nil {
 		// Filter runs in parallel: the feasible nodes in the snapshot's
 		// order.
-		order := make(map[string]int, len(f.nodes))
-		for i, n := range f.nodes {
+		order := make(map[string]int, len(f.Nodes))
+		for i, n := range f.Nodes {
 			order[n.Node().Name] = i
 		}
 		slices.SortFunc(feasible, func(a, b fwk.NodeInfo) int {
 			return cmp.Compare(order[a.Node().Name], order[b.Node().Name])
 		})
-		out.NumFeasibleNodesToFind, out.StartNode = rc.sampling(f.nodes, start)
+		out.NumFeasibleNodesToFind, out.StartNode = rc.sampling(f.Nodes, start)
 		var sampled map[string]bool
 		if !rc.placing {
-			sampled = sampledNodes(f.nodes, feasible, start, out.NumFeasibleNodesToFind)
+			sampled = sampledNodes(f.Nodes, feasible, start, out.NumFeasibleNodesToFind)
 		}
 		if err := rc.rank(ctx, state, out, feasible, sampled); err != nil {
 			return nil, nil, err
 		}
 	}
 	if !rc.placing {
-		out.Rejected = rejections(f.allNodes, feasible, f.diagnosis.NodeToStatus, rejectedBy)
+		out.Rejected = rejections(f.AllNodes, feasible, f.Diagnosis.NodeToStatus, rejectedBy)
 	}
 	if len(feasible) > 0 {
 		out.SelectedNode = out.Feasible[0].Name
 		return out, nil, nil
 	}
 
-	fitErr := newFitError(pod, numAll, f.diagnosis)
+	fitErr := &framework.FitError{Pod: pod, NumAllNodes: numAll, Diagnosis: f.Diagnosis}
 	if fw.HasPostFilterPlugins() && !state.IsPodGroupSchedulingCycle() {
-		out.Preemption = rc.dryRunPreemption(ctx, state, pod, f.diagnosis.NodeToStatus)
+		out.Preemption = rc.dryRunPreemption(ctx, state, pod, f.Diagnosis.NodeToStatus)
 		fitErr.Diagnosis.PostFilterMsg = out.Preemption.Message
 	}
 	status := fwk.NewStatus(fwk.Unschedulable).WithError(fitErr)
-	out.Message = failedSchedulingMessage(status)
+	out.Message = scheduler.FailedSchedulingMessage(status)
 	return out, status, nil
 }
 
-// rank scores the feasible nodes as the cycle does (prioritizeNodes) and
+// rank scores the feasible nodes as the cycle does (Algorithm.Prioritize) and
 // orders them as it picks: highest total first. A feasible nominated node
 // is picked without scoring, as the cycle does; so is a single node.
-func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodReview, feasible []fwk.NodeInfo, sampled map[string]bool) error {
+func (rc *cycle) rank(ctx context.Context, state fwk.CycleState, out *PodAnswer, feasible []fwk.NodeInfo, sampled map[string]bool) error {
 	pod := out.Pod
 	if len(feasible) == 0 {
 		return nil
@@ -97,7 +99,7 @@ func (rc *reviewCycle) rank(ctx context.Context, state fwk.CycleState, out *PodR
 	var scores []fwk.NodePluginScores
 	if len(feasible) > 1 {
 		var err error
-		scores, err = prioritizeNodes(ctx, rc.fw, state, pod, feasible)
+		scores, err = rc.algorithm.Prioritize(ctx, rc.fw, state, pod, feasible)
 		if err != nil {
 			return err
 		}
@@ -181,11 +183,8 @@ func rawScore(raw []fwk.PluginScore, i int, plugin string) (int64, bool) {
 
 // sampling returns how many feasible nodes the real cycle looks for and
 // the node it would start from (start).
-func (rc *reviewCycle) sampling(nodes []fwk.NodeInfo, start int) (int, string) {
-	n := int(rc.algorithm.numFeasibleNodesToFind(rc.fw.PercentageOfNodesToScore(), int32(len(nodes))))
-	if !hasExtenderFilters(rc.fw) && !hasScoring(rc.fw) {
-		n = 1
-	}
+func (rc *cycle) sampling(nodes []fwk.NodeInfo, start int) (int, string) {
+	n := rc.algorithm.NumFeasibleNodesToFind(rc.fw, len(nodes))
 	if len(nodes) == 0 {
 		return n, ""
 	}

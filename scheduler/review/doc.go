@@ -1,0 +1,83 @@
+// Package review answers SchedulingReviews: questions asked of the
+// scheduler (package scheduler) about what its scheduling cycle would
+// decide, answered with the scheduler's own algorithm on a snapshot of
+// its own. A review is a profile (the serving generation of a
+// schedulerName, or a draft built for the review) plus one question: a
+// pod, a pod group, the pending pods, a capacity scenario.
+//
+// It reaches the scheduler through Host, which *scheduler.Scheduler
+// implements: a reference on a serving generation (the review framework
+// of a generation is attached to it and closed with it), frameworks built
+// from a profile on a snapshot that reach nothing live
+// (Scheduler.BuildFramework), the cache brought into that snapshot
+// (UpdateSnapshot), the algorithm (scheduler.Algorithm: the filter pass
+// and scoring the live cycle runs) and the pod-group algorithm through a
+// placer of its own (scheduler.RunPodGroupAlgorithm over a
+// scheduler.PodGroupPlacer). One copy of the part that must never differ
+// from the live cycle: the explanations cannot drift from what the
+// scheduler does.
+//
+// Layout, one question per file:
+//   - review.go: the request (Request), the answer (Answer), the errors a
+//     caller tells apart, Reviews (New, its options) and Review, which
+//     resolves the question, the profile and the cycle once, then asks.
+//   - host.go: Host, what the package needs of the scheduler.
+//   - cycle.go: a review's cycle on the snapshot reviews take turns on
+//     (pods assumed and taken off again, a bound pod removed and put
+//     back); framework.go: the review framework (once per serving
+//     generation, or per draft) and its own DefaultPreemption, whose
+//     executor records victims and whose client set reaches no API
+//     server.
+//   - evaluate.go: one pod through the algorithm, every node listed and
+//     ranked; preemption.go: DefaultPreemption's dry run, up to the choice
+//     of victims.
+//   - pod.go: the pod question; podgroup.go: the pod-group question (and
+//     how a group is placed all or nothing); whatif.go: the pending pods,
+//     placed in queue order through place, which scenarios use too.
+//   - scenario.go: the capacity scenario, with its plan and limits
+//     (scenario_plan.go), runs (scenario_run.go), node naming
+//     (scenario_nodes.go), shares (scenario_pools.go) and the minimize
+//     search (scenario_minimize.go).
+//   - metrics.go: the review snapshots made, the scenario runs timed.
+//
+// A review takes a reference on the serving generation as a cycle does,
+// brings the snapshot reviews share (one at a time, Reviews.mu) up to date
+// with the cache, and evaluates with the review framework on it: its
+// Filter and Score passes run on one goroutine, so a review takes at most
+// one core from the cycle's parallel passes. Its CPU carries the pprof
+// label work=review. Make one Reviews per scheduler: it owns the shared
+// snapshot, and the framework attached to a generation is built on it.
+//
+// Explaining a pod, Filter runs on every node (the nodes the live cycle
+// would reach are marked), every feasible node is scored and ranked, and
+// only the first Request.ScoredNodes have their per-plugin scores listed.
+// Placing pods (what-if and scenarios, through place) searches the nodes
+// as the live cycle does: from the live start index, until
+// NumFeasibleNodesToFind nodes fit, the next pod starting after the nodes
+// the last one processed; below 100 nodes that is every node, above it
+// each pod goes to the best of the nodes the live cycle would have looked
+// at. A pending pod group is placed all or nothing when its first member
+// comes up, as the pod-group cycle places it; a group the queue holds
+// back waits.
+//
+// A review of a pod group runs the pod-group cycle's own algorithm with a
+// placer that assumes members on the review's snapshot only and runs no
+// Reserve; workload-aware preemption runs in the review's
+// DefaultPreemption, whose executor records its victims instead of
+// evicting them.
+//
+// A scenario reads the review snapshot's nodes and pods, never writes
+// them, and builds per run a snapshot of its own (the nodes kept, those
+// added, their pods and PodGroups) and a framework of the profile on it.
+// Its counts are checked against the limits (ScenarioLimits,
+// WithScenarioLimits) before anything is expanded. A minimize search
+// bisects the count and answers only a count it ran, with the count below
+// it run too. The scheduler's review_bench_test.go times a review, a
+// cycle beside reviews, a drain scenario and a minimize search.
+//
+// It must never change the live cache, the queue or any object (no
+// Reserve, Permit or Bind, no eviction, no nomination written, no event
+// recorded), and never block a scheduling cycle: it holds the cache's
+// lock only while UpdateSnapshot copies the nodes that changed since the
+// last review, and never across a framework build.
+package review

@@ -1,0 +1,50 @@
+package review
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	listersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// Host is the scheduler as the reviews reach it: a serving generation or
+// a framework built for a draft, a snapshot of the cache, the algorithm
+// and the pod-group algorithm's placer (scheduler.RunPodGroupAlgorithm).
+// Nothing in it changes the live cache, the queue or any object.
+type Host interface {
+	// HasSynced reports whether the scheduler's informers have synced.
+	HasSynced() bool
+	// Serving reports whether a profile serves schedulerName now.
+	Serving(schedulerName string) bool
+	// AcquireGeneration takes a reference on the generation serving
+	// schedulerName, nil when none does; the review framework of a
+	// generation is attached to it.
+	AcquireGeneration(schedulerName string) *scheduler.Generation
+	// BuildFramework builds a framework of p on snapshot that reaches
+	// nothing live; SyncInformers waits for the informers its plugins
+	// asked for.
+	BuildFramework(ctx context.Context, p scheduler.Profile, snapshot *internalcache.Snapshot, parallelism int,
+		setUp func(ctx context.Context, prof *config.KubeSchedulerProfile, fw framework.Framework) error) (framework.Framework, func(), error)
+	SyncInformers(ctx context.Context) error
+	// UpdateSnapshot brings snapshot up to date with the cache.
+	UpdateSnapshot(ctx context.Context, snapshot *internalcache.Snapshot) error
+	// Algorithm is the live cycle's algorithm on snapshot, its search
+	// starting where the live cycle's next one does.
+	Algorithm(snapshot *internalcache.Snapshot) *scheduler.Algorithm
+	// Pods lists the pods the scheduler's informer knows; IsAssumed says
+	// whether the cache holds one assumed, HasPodGroup whether it knows a
+	// PodGroup.
+	Pods() listersv1.PodLister
+	IsAssumed(pod *v1.Pod) bool
+	HasPodGroup(namespace, name string) bool
+	// NodeOvercommit is, when a node's bound pods request more than it
+	// has, which resources and which pods.
+	NodeOvercommit(node string) *scheduler.Overcommit
+}
+
+var _ Host = &scheduler.Scheduler{}
