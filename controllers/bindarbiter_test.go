@@ -35,7 +35,11 @@ var _ = Describe("The bind arbiter", func() {
 			corev1.ResourceMemory: resource.MustParse("8Gi"),
 			corev1.ResourcePods:   resource.MustParse("110"),
 		})
+		// Tainted, so that no profile of the other specs places a pod
+		// there (binds ignore taints), and deleted when the spec ends.
+		node.Spec.Taints = []corev1.Taint{{Key: "arbiter-spec", Effect: corev1.TaintEffectNoSchedule}}
 		Expect(controlplane.CreateReadyNode(suiteCtx, k8s, node)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, node))).To(Succeed()) })
 		requesting := func(cpu string) podOption {
 			return func(p *corev1.Pod) {
 				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
