@@ -20,7 +20,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/app/operator"
 )
 
 // NewCommand returns the operator's command: its flags, and a run that

@@ -13,7 +13,7 @@ import (
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 	_ "k8s.io/kubernetes/pkg/features"           // registers the upstream feature gates
 
-	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
 )
 

@@ -36,7 +36,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	internaloperator "github.com/profile-scheduler/profile-scheduler/internal/operator"
+	internaloperator "github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 

@@ -30,7 +30,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/config"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/operator"
+	"github.com/profile-scheduler/profile-scheduler/app/operator"
 )
 
 func init() {

@@ -3,7 +3,9 @@
 // SchedulerProfile, ExtenderConfig and SchedulingReview controllers, the
 // optional admission webhook, metrics and probes. The public package app
 // (whose command main.go runs) and the end-to-end tests build the operator
-// through New, so both run the same thing.
+// through New, so both run the same thing. It lives under app/, above
+// controllers/ and scheduler/, which it wires together: the leaf packages
+// of internal/ import none of them.
 //
 // The manager caches only the operator's own kinds (SchedulerProfiles,
 // ExtenderConfigs, SchedulingReviews) and the Secrets of the
