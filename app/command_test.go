@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/local"
 	"github.com/profile-scheduler/profile-scheduler/app/local/localtest"
+	"github.com/profile-scheduler/profile-scheduler/internal/local"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 

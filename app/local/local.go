@@ -27,10 +27,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/app"
+	"github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/config"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/app/operator"
 )
 
 func init() {

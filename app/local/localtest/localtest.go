@@ -9,8 +9,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/local"
 	"github.com/profile-scheduler/profile-scheduler/app/operator"
+	"github.com/profile-scheduler/profile-scheduler/internal/local"
 )
 
 // Start starts a control plane (the project's CRDs installed) that is
