@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/app/operator"
+	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 

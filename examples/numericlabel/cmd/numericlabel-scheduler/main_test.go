@@ -20,9 +20,9 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/app"
+	"github.com/profile-scheduler/profile-scheduler/app/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/examples/numericlabel"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/app/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
