@@ -3,7 +3,8 @@
 // and the live set of profiles that can be applied, replaced and removed
 // while it runs.
 //
-// Layout: profileset.go is the contract controllers use; profiles.go builds
+// Layout: profileset.go is the contract controllers use, short, saying
+// what happens when things fail: the shape a new contract copies; profiles.go builds
 // frameworks (upstream frameworkruntime.NewFramework over the registry of
 // registry.go: the in-tree plugins plus the out-of-tree ones, each factory
 // guarded so that a panic fails one build instead of the process) and swaps

@@ -44,12 +44,13 @@ type profileNames map[string]struct{}
 
 func TestValidatePodGroup(t *testing.T) {
 	tests := []struct {
-		name                           string
-		podGroup                       *schedulingv1beta1.PodGroup
-		scheduledPods                  []*v1.Pod
-		pods                           []*v1.Pod
-		profiles                       profileNames
-		expectError                    bool
+		name          string
+		podGroup      *schedulingv1beta1.PodGroup
+		scheduledPods []*v1.Pod
+		pods          []*v1.Pod
+		profiles      profileNames
+		// wantErr is the error's message; empty: none.
+		wantErr                        string
 		enablePodGroupPreemptionPolicy bool
 	}{
 		{
@@ -59,7 +60,7 @@ func TestValidatePodGroup(t *testing.T) {
 			profiles: profileNames{
 				"sched1": {},
 			},
-			expectError: true,
+			wantErr: "profile not found for scheduler name \"\"",
 		},
 		{
 			name:     "success for same scheduler name",
@@ -71,7 +72,6 @@ func TestValidatePodGroup(t *testing.T) {
 			profiles: profileNames{
 				"sched1": {},
 			},
-			expectError: false,
 		},
 		{
 			name:     "failure for different scheduler names",
@@ -84,7 +84,7 @@ func TestValidatePodGroup(t *testing.T) {
 				"sched1": {},
 				"sched2": {},
 			},
-			expectError: true,
+			wantErr: "all pods in a single pod group should have the same .spec.schedulerName set, got: \"sched2\" and \"sched1\"",
 		},
 		{
 			name:     "failure when profile not found",
@@ -96,7 +96,7 @@ func TestValidatePodGroup(t *testing.T) {
 			profiles: profileNames{
 				"other": {},
 			},
-			expectError: true,
+			wantErr: "profile not found for scheduler name \"sched1\"",
 		},
 		{
 			name:     "success when priorities match",
@@ -105,7 +105,6 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p1").PodGroupName("pg").Priority(10).Obj(),
 				st.MakePod().Name("p2").PodGroupName("pg").Priority(10).Obj(),
 			},
-			expectError: false,
 		},
 		{
 			name:     "failure when different priorities across pods",
@@ -114,7 +113,7 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p1").PodGroupName("pg").Priority(9).Obj(),
 				st.MakePod().Name("p2").PodGroupName("pg").Priority(10).Obj(),
 			},
-			expectError: true,
+			wantErr: "all pods in a single pod group should have the same priority as the pod group's priority, got 9 and 10",
 		},
 		{
 			name:     "failure when different priorities across pods and pod group",
@@ -123,7 +122,7 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p1").PodGroupName("pg").Priority(10).Obj(),
 				st.MakePod().Name("p2").PodGroupName("pg").Priority(10).Obj(),
 			},
-			expectError: true,
+			wantErr: "all pods in a single pod group should have the same priority as the pod group's priority, got 10 and 9",
 		},
 		{
 			name:     "success when new pods match scheduled pods scheduler name and priority",
@@ -137,7 +136,6 @@ func TestValidatePodGroup(t *testing.T) {
 			profiles: profileNames{
 				"sched1": {},
 			},
-			expectError: false,
 		},
 		{
 			name:     "failure when new pod has different scheduler name than scheduled pod",
@@ -151,7 +149,7 @@ func TestValidatePodGroup(t *testing.T) {
 			profiles: profileNames{
 				"sched1": {},
 			},
-			expectError: true,
+			wantErr: "all pods in a single pod group should have the same .spec.schedulerName set, got: \"sched2\" and \"sched1\"",
 		},
 		{
 			name:     "failure when new pod has different priority than scheduled pod",
@@ -165,7 +163,7 @@ func TestValidatePodGroup(t *testing.T) {
 			profiles: profileNames{
 				"sched1": {},
 			},
-			expectError: true,
+			wantErr: "all pods in a single pod group should have the same priority as the pod group's priority, got 9 and 10",
 		},
 		{
 			name:     "success when preemption policies match",
@@ -175,7 +173,6 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p2").PodGroupName("pg").PreemptionPolicy(v1.PreemptNever).Obj(),
 			},
 			enablePodGroupPreemptionPolicy: true,
-			expectError:                    false,
 		},
 		{
 			name:     "failure when different preemption policies across pods",
@@ -185,7 +182,7 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p2").PodGroupName("pg").PreemptionPolicy(v1.PreemptNever).Obj(),
 			},
 			enablePodGroupPreemptionPolicy: true,
-			expectError:                    true,
+			wantErr:                        "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got PreemptLowerPriority and Never",
 		},
 		{
 			name:     "failure when different preemption policies across pods and pod group",
@@ -195,7 +192,7 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p2").PodGroupName("pg").PreemptionPolicy(v1.PreemptLowerPriority).Obj(),
 			},
 			enablePodGroupPreemptionPolicy: true,
-			expectError:                    true,
+			wantErr:                        "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got PreemptLowerPriority and Never",
 		},
 		{
 			name:     "success when preemption policies between pods and podgroup do not match but PodGroupPreemptionPolicy is disabled",
@@ -205,7 +202,6 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p2").PodGroupName("pg").PreemptionPolicy(v1.PreemptLowerPriority).Obj(),
 			},
 			enablePodGroupPreemptionPolicy: false,
-			expectError:                    false,
 		},
 		{
 			name:     "failure when preemption policies do not match across pods and PodGroupPreemptionPolicy is disabled",
@@ -215,7 +211,7 @@ func TestValidatePodGroup(t *testing.T) {
 				st.MakePod().Name("p2").PodGroupName("pg").PreemptionPolicy(v1.PreemptNever).Obj(),
 			},
 			enablePodGroupPreemptionPolicy: false,
-			expectError:                    true,
+			wantErr:                        "all pods in a single pod group should have the same preemption policy, got Never and PreemptLowerPriority",
 		},
 	}
 
@@ -252,14 +248,11 @@ func TestValidatePodGroup(t *testing.T) {
 			sched := &Scheduler{snapshot: snapshot}
 			sched.profiles.Store(&live)
 			_, err := sched.validatePodGroup(podGroupInfo)
-			if tt.expectError {
-				if err == nil {
-					t.Errorf("Expected error, but got nil")
-				}
-			} else {
-				if err != nil {
-					t.Errorf("Expected no error, but got: %v", err)
-				}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Expected no error, but got: %v", err)
+			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
+				t.Errorf("Expected error %q, but got: %v", tt.wantErr, err)
 			}
 		})
 	}
