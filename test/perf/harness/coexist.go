@@ -20,10 +20,17 @@ type CoexistSetup string
 const (
 	// SetupTwoUpstream: a second kube-scheduler.
 	SetupTwoUpstream CoexistSetup = "two-upstream"
+	// SetupTwoUpstreamArbiter: a second kube-scheduler, and
+	// profile-scheduler serving only the bind arbiter, which judges both
+	// schedulers' binds.
+	SetupTwoUpstreamArbiter CoexistSetup = "two-upstream-arbiter"
 	// SetupNoCheck: profile-scheduler with --bind-check=false.
 	SetupNoCheck CoexistSetup = "ours-no-check"
 	// SetupCheck: profile-scheduler as it ships (the check before binding on).
 	SetupCheck CoexistSetup = "ours"
+	// SetupCheckArbiter: profile-scheduler as it ships, serving the bind
+	// arbiter too, which judges both schedulers' binds.
+	SetupCheckArbiter CoexistSetup = "ours-arbiter"
 	// SetupRoute: profile-scheduler with a ProfileRoute that takes the
 	// namespace's default-scheduler pods to its profile: kube-scheduler
 	// gets none.
@@ -31,7 +38,12 @@ const (
 )
 
 // CoexistSetups lists the setups in the order they run and are reported.
-var CoexistSetups = []CoexistSetup{SetupTwoUpstream, SetupNoCheck, SetupCheck, SetupRoute}
+var CoexistSetups = []CoexistSetup{SetupTwoUpstream, SetupTwoUpstreamArbiter, SetupNoCheck, SetupCheck, SetupCheckArbiter, SetupRoute}
+
+// Arbitrated reports whether the setup runs the bind arbiter.
+func (s CoexistSetup) Arbitrated() bool {
+	return s == SetupTwoUpstreamArbiter || s == SetupCheckArbiter
+}
 
 // DefaultScheduler is the schedulerName the first scheduler of a coexist
 // run serves, and its pods ask for.
@@ -129,7 +141,7 @@ func replayBinds(binds []Bind, reqs map[string]podRequest, alloc map[string]podR
 // DefaultScheduler) and second (serving schedulerName) started side by
 // side, then the case's pods for both, interleaved. second is ours for
 // every setup but SetupTwoUpstream.
-func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[string]int, setup CoexistSetup, repeat int, first, second Scheduler, schedulerName string) (run *CoexistRun, err error) {
+func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[string]int, setup CoexistSetup, repeat int, first, second Scheduler, arbiter *BindArbiter, schedulerName string) (run *CoexistRun, err error) {
 	run = &CoexistRun{Case: c.Name, Setup: setup, Repeat: repeat}
 	defer func() {
 		if err != nil {
@@ -174,6 +186,13 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 			return run, fmt.Errorf("starting %s for %s: %w", s.sched.Name(), s.name, err)
 		}
 		defer s.sched.Stop(context.Background())
+	}
+	if arbiter != nil {
+		stop, err := r.startArbiter(ctx, c, e, arbiter)
+		defer stop()
+		if err != nil {
+			return run, err
+		}
 	}
 	if setup == SetupRoute {
 		if err := r.route(ctx, e.ns, schedulerName); err != nil {

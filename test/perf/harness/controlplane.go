@@ -152,6 +152,9 @@ func writeKubeconfig(cfg *rest.Config, path string) error {
 }
 
 // freePort asks the kernel for a free TCP port on 127.0.0.1.
+// FreePort is a free TCP port on localhost.
+func FreePort() (int, error) { return freePort() }
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

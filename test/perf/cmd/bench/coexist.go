@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
@@ -56,13 +57,31 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 	first := *b.up
 	first.SetRun(tag + "-default-scheduler")
 	first.FeatureGates = gates
+	var arbiter *harness.BindArbiter
+	var arbiterArgs []string
+	if setup.Arbitrated() {
+		port, err := harness.FreePort()
+		if err != nil {
+			return nil, err
+		}
+		arbiter = &harness.BindArbiter{Port: port}
+		arbiterArgs = harness.ArbiterArgs(port, filepath.Join(b.ours.Dir, tag+"-webhook-certs"))
+	}
 	var second harness.Scheduler
 	switch setup {
-	case harness.SetupTwoUpstream:
+	case harness.SetupTwoUpstream, harness.SetupTwoUpstreamArbiter:
 		s := *b.up
 		s.SetRun(tag)
 		s.FeatureGates = gates
 		second = &s
+		if arbiter != nil {
+			// profile-scheduler beside the two, serving the arbiter alone.
+			a := *b.ours
+			a.SetRun(tag + "-arbiter")
+			a.FeatureGates = gates
+			a.ExtraArgs = append(slices.Clone(a.ExtraArgs), arbiterArgs...)
+			arbiter.Process = &a
+		}
 	default:
 		s := *b.ours
 		s.SetRun(tag)
@@ -70,7 +89,8 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 		if setup == harness.SetupNoCheck {
 			s.ExtraArgs = append(slices.Clone(s.ExtraArgs), "--bind-check=false")
 		}
+		s.ExtraArgs = append(slices.Clone(s.ExtraArgs), arbiterArgs...)
 		second = &s
 	}
-	return b.runner.RunCoexist(ctx, c, b.vals[c.Name], setup, repeat, &first, second, b.o.schedulerName)
+	return b.runner.RunCoexist(ctx, c, b.vals[c.Name], setup, repeat, &first, second, arbiter, b.o.schedulerName)
 }
