@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -36,7 +36,7 @@ var _ BindArbiter = &scheduler.Arbiter{}
 // webhook server, its refusals recorded as Events on the pods.
 func SetupBindArbiter(mgr manager.Manager, arbiter BindArbiter) {
 	mgr.GetWebhookServer().Register(BindingWebhookPath, &admission.Webhook{
-		Handler: &bindingValidator{arbiter: arbiter, recorder: mgr.GetEventRecorderFor("profile-scheduler-bind-arbiter")},
+		Handler: &bindingValidator{arbiter: arbiter, recorder: mgr.GetEventRecorder("profile-scheduler-bind-arbiter")},
 	})
 }
 
@@ -47,7 +47,7 @@ func SetupBindArbiter(mgr manager.Manager, arbiter BindArbiter) {
 // it cannot read it admits: the webhook fails open.
 type bindingValidator struct {
 	arbiter  BindArbiter
-	recorder record.EventRecorder
+	recorder events.EventRecorder
 }
 
 var _ admission.Handler = &bindingValidator{}
@@ -76,7 +76,7 @@ func (v *bindingValidator) Handle(ctx context.Context, req admission.Request) ad
 	}
 	if v.recorder != nil {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: req.Namespace, Name: name, UID: b.UID}}
-		v.recorder.Event(pod, corev1.EventTypeWarning, EventReasonBindRefused, d.Message)
+		v.recorder.Eventf(pod, nil, corev1.EventTypeWarning, EventReasonBindRefused, "Binding", "%s", d.Message)
 	}
 	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{
 		Allowed: false,

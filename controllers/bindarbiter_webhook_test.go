@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -67,7 +67,7 @@ func TestBindingValidator(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			arb := &fakeArbiter{decision: tc.decision}
-			rec := record.NewFakeRecorder(4)
+			rec := events.NewFakeRecorder(4)
 			resp := (&bindingValidator{arbiter: arb, recorder: rec}).Handle(context.Background(), tc.req)
 			g.Expect(resp.Allowed).To(Equal(tc.allowed))
 			g.Expect(arb.asked).To(Equal(tc.asked))
