@@ -151,10 +151,10 @@ func writeKubeconfig(cfg *rest.Config, path string) error {
 	return clientcmd.WriteToFile(*kc, path)
 }
 
-// freePort asks the kernel for a free TCP port on 127.0.0.1.
-// FreePort is a free TCP port on localhost.
+// FreePort asks the kernel for a free TCP port on 127.0.0.1.
 func FreePort() (int, error) { return freePort() }
 
+// freePort asks the kernel for a free TCP port on 127.0.0.1.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
