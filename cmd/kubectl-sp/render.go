@@ -159,7 +159,7 @@ func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		return err
 	}
 	if others := int(res.PendingPods) - len(res.Pods); others > 0 {
-		fmt.Fprintf(w, "(%d pending pods of other namespaces, or beyond the first %d, not listed)\n", others, len(res.Pods))
+		fmt.Fprintf(w, "(%s of other namespaces, or beyond the first %d, not listed)\n", plural(others, "pending pod"), len(res.Pods))
 	}
 	return nil
 }

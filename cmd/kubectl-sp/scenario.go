@@ -48,6 +48,17 @@ func (o *scenarioOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.reportBy, "report-by", "", "A node label key (a node-pool label) to report allocated shares by.")
 }
 
+// validate refuses, with kubectl's wording, a flag given without the
+// flag it only qualifies: changed reports whether a flag was set.
+func (o *scenarioOptions) validate(changed func(string) bool) error {
+	for _, dep := range []struct{ flag, needs string }{{"replicas", "pods"}, {"max", "min-nodes"}} {
+		if changed(dep.flag) && !changed(dep.needs) {
+			return fmt.Errorf("--%s requires --%s", dep.flag, dep.needs)
+		}
+	}
+	return nil
+}
+
 // scenario is the flags' spec.scenario; nil when no flag asks for one.
 func (o *scenarioOptions) scenario(stdin io.Reader) (*v1alpha1.ReviewScenario, error) {
 	if len(o.addNodes) == 0 && o.drain == "" && o.pods == "" && o.minNodes == "" {
@@ -160,8 +171,8 @@ func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	if res == nil {
 		return fmt.Errorf("review %s/%s has no scenario result", sr.Namespace, sr.Name)
 	}
-	fmt.Fprintf(w, "%d of %d pods would be placed (%d evicted, %d nodes removed, %d added; %s, %d nodes)\n",
-		res.Placed, res.Pods, res.Evicted, res.RemovedNodes, res.AddedNodes, profileLine(sr), sr.Status.SnapshotNodes)
+	fmt.Fprintf(w, "%d of %s would be placed (%d evicted, %s removed, %d added; %s, %s)\n",
+		res.Placed, plural(int(res.Pods), "pod"), res.Evicted, plural(int(res.RemovedNodes), "node"), res.AddedNodes, profileLine(sr), plural(int(sr.Status.SnapshotNodes), "node"))
 	if m := res.Minimize; m != nil {
 		tried := make([]string, 0, len(m.Tried))
 		for _, t := range m.Tried {
@@ -208,7 +219,7 @@ func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		}
 	}
 	if others := int(res.Pods-res.Placed) - len(res.Unplaced); others > 0 {
-		fmt.Fprintf(w, "(%d unplaced pods of other namespaces, or beyond the first %d, not listed)\n", others, len(res.Unplaced))
+		fmt.Fprintf(w, "(%s of other namespaces, or beyond the first %d, not listed)\n", plural(others, "unplaced pod"), len(res.Unplaced))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,9 +120,33 @@ old    2 → 0   44% → 0%    19% → 0%   3% → 0%
 
 UNPLACED POD   SOURCE    REASON
 batch/lo-d     Evicted   0/5 nodes are available: 2 Insufficient cpu.
-(1 unplaced pods of other namespaces, or beyond the first 1, not listed)
+(1 unplaced pod of other namespaces, or beyond the first 1, not listed)
 `
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, strings.ReplaceAll(want, "\t", "→TAB"))
+	}
+}
+
+// TestScenarioFlagsNeedTheirFlag: a flag that only qualifies another is
+// refused without it, in kubectl's words.
+func TestScenarioFlagsNeedTheirFlag(t *testing.T) {
+	for _, tc := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"replicas"}, "--replicas requires --pods"},
+		{[]string{"max"}, "--max requires --min-nodes"},
+		{[]string{"replicas", "pods"}, ""},
+		{[]string{"max", "min-nodes"}, ""},
+		{nil, ""},
+	} {
+		changed := func(f string) bool { return slices.Contains(tc.set, f) }
+		err := (&scenarioOptions{}).validate(changed)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: unexpected error %v", tc.set, err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want):
+			t.Errorf("%v: got %v, want %q", tc.set, err, tc.want)
+		}
 	}
 }

@@ -16,6 +16,8 @@ type whatIfOptions struct {
 	reviewOptions
 	// capacity are the flags of a capacity scenario.
 	capacity scenarioOptions
+	// changed reports whether a flag was set on the command line.
+	changed func(string) bool
 }
 
 func newWhatIfCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -46,7 +48,7 @@ their reasons.`,
   kubectl sp what-if --profile bin-packing --pods job.yaml --replicas 40 --min-nodes gpu-node.yaml --max 50`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(); err != nil {
+			if err := o.Complete(cmd); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
@@ -61,8 +63,9 @@ their reasons.`,
 	return cmd
 }
 
-// Complete takes the printer from -o.
-func (o *whatIfOptions) Complete() error {
+// Complete takes the printer from -o, and which flags were set.
+func (o *whatIfOptions) Complete(cmd *cobra.Command) error {
+	o.changed = cmd.Flags().Changed
 	return o.complete()
 }
 
@@ -74,7 +77,7 @@ func (o *whatIfOptions) Validate() error {
 	if o.file == "" && o.profile == "" {
 		return errors.New("what-if needs a draft profile (-f) or --profile")
 	}
-	return nil
+	return o.capacity.validate(o.changed)
 }
 
 // Run asks the review (the draft of -f and the scenario's files read
