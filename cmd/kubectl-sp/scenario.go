@@ -163,6 +163,16 @@ func podTemplate(file string, stdin io.Reader) (*v1alpha1.ReviewPodTemplate, err
 	return &v1alpha1.ReviewPodTemplate{Labels: pod.Labels, Annotations: pod.Annotations, Spec: v1alpha1.PodSpecTemplate(pod.Spec)}, nil
 }
 
+// drainWarning is kubectl's kind of warning when --drain (selector)
+// matched no node: the answer is then about a cluster nothing was taken
+// from. Empty otherwise.
+func drainWarning(selector string, sr *v1alpha1.SchedulingReview) string {
+	if selector == "" || sr.Status.Scenario == nil || sr.Status.Scenario.RemovedNodes > 0 {
+		return ""
+	}
+	return fmt.Sprintf("Warning: --drain %q matches no node: nothing is drained", selector)
+}
+
 // renderScenario prints a scenario's answer: the summary line, the
 // minimize answer, the allocated shares per pool, and the unplaced pods
 // with their reasons.

@@ -150,3 +150,18 @@ func TestScenarioFlagsNeedTheirFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestDrainWarning(t *testing.T) {
+	answered := func(removed int32) *v1alpha1.SchedulingReview {
+		return &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{Scenario: &v1alpha1.ScenarioResult{RemovedNodes: removed}}}
+	}
+	if got, want := drainWarning("pool=gone", answered(0)), `Warning: --drain "pool=gone" matches no node: nothing is drained`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := drainWarning("pool=old", answered(2)); got != "" {
+		t.Errorf("a drain that removed nodes warned: %q", got)
+	}
+	if got := drainWarning("", answered(0)); got != "" {
+		t.Errorf("no drain asked, warned: %q", got)
+	}
+}

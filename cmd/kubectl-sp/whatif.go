@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -104,6 +105,9 @@ func (o *whatIfOptions) Run(ctx context.Context) error {
 	spec.Scenario = sc
 	return o.ask(ctx, spec, "what-if-", func(sr *v1alpha1.SchedulingReview) error {
 		if sc != nil {
+			if warning := drainWarning(o.capacity.drain, sr); warning != "" {
+				fmt.Fprintln(o.streams.ErrOut, warning)
+			}
 			return renderScenario(o.streams.Out, sr)
 		}
 		return renderWhatIf(o.streams.Out, sr)
