@@ -219,7 +219,7 @@ var _ = Describe("kubectl sp", Ordered, func() {
 		GinkgoWriter.Println(stdout)
 		// 4 pods of 3 CPUs: 2 on review-2 (8 CPUs), review-1 drained; one
 		// copy of review-2 takes the other 2.
-		Expect(stdout).To(ContainSubstring("1 nodes removed, 1 added"))
+		Expect(stdout).To(ContainSubstring("1 node removed, 1 added"))
 		Expect(stdout).To(MatchRegexp(`(?m)^Smallest count that places every pod: 1 \(tried count:unplaced 0:2 5:0 `))
 		Expect(stdout).To(MatchRegexp(`(?m)^review\s+2 → 2\s`), "review-1 drained, one copy of review-2 added")
 		Expect(reviewsLeft(ctx, nsA)).To(BeZero())
