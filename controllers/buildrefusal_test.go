@@ -12,7 +12,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -20,7 +19,7 @@ import (
 // applied to it.
 func defaultProfile(t *testing.T, name string, mutate func(*config.KubeSchedulerProfile)) config.KubeSchedulerProfile {
 	t.Helper()
-	p, err := testenv.DefaultProfile(name)
+	p, err := scheduler.DefaultProfile(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 )
 
@@ -111,16 +109,10 @@ func (s *Scheduler) NewArbiter(leading func() bool) (*Arbiter, error) {
 // default profile (its args defaulted as kube-scheduler defaults them),
 // running the room-judging plugins only.
 func arbiterProfile() (*config.KubeSchedulerProfile, error) {
-	var versioned configv1.KubeSchedulerConfiguration
-	scheme.Scheme.Default(&versioned)
-	var cfg config.KubeSchedulerConfiguration
-	if err := scheme.Scheme.Convert(&versioned, &cfg, nil); err != nil {
-		return nil, fmt.Errorf("converting the default configuration: %w", err)
+	def, err := DefaultProfile("profile-scheduler/bind-arbiter")
+	if err != nil {
+		return nil, err
 	}
-	if len(cfg.Profiles) == 0 {
-		return nil, fmt.Errorf("upstream defaulting produced no profile")
-	}
-	def := cfg.Profiles[0]
 	var room config.PluginSet
 	for _, p := range def.Plugins.MultiPoint.Enabled {
 		if bindCheckPlugins.Has(p.Name) {
@@ -128,7 +120,7 @@ func arbiterProfile() (*config.KubeSchedulerProfile, error) {
 		}
 	}
 	return &config.KubeSchedulerProfile{
-		SchedulerName: "profile-scheduler/bind-arbiter",
+		SchedulerName: def.SchedulerName,
 		Plugins: &config.Plugins{
 			QueueSort: config.PluginSet{Enabled: []config.Plugin{{Name: names.PrioritySort}}},
 			PreFilter: room,
@@ -174,9 +166,6 @@ func (a *Arbiter) decide(ctx context.Context, namespace, name string, uid types.
 		}
 	}
 	scheduler := pod.Spec.SchedulerName
-	if _, err := a.s.cache.GetNode(nodeName); err != nil {
-		return ArbiterDecision{Allowed: true, Outcome: ArbiterUnknownNode}, scheduler
-	}
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -186,6 +175,7 @@ func (a *Arbiter) decide(ctx context.Context, namespace, name string, uid types.
 	switch {
 	case st.IsSuccess():
 	case st.Plugin() == bindCheckNodeGone:
+		// The cache has no such node (yet): the kubelet decides.
 		return ArbiterDecision{Allowed: true, Outcome: ArbiterUnknownNode}, scheduler
 	case !st.IsRejected():
 		// A plugin's error is not a verdict: the bind goes on.

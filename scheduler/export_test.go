@@ -17,7 +17,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
 
@@ -26,10 +25,6 @@ func (s *Scheduler) Queue() *queue.Queue { return s.queue }
 
 // Cache exposes the scheduler cache to the tests.
 func (s *Scheduler) Cache() internalcache.Cache { return s.cache }
-
-// DefaultProfile is upstream's default profile serving schedulerName (the
-// fixture of internal/testenv), for this package's tests.
-var DefaultProfile = testenv.DefaultProfile
 
 // ReviewMetrics are the review metrics of the process, as scraped from
 // controller-runtime's registry: the frameworks built for reviews so far,

@@ -1,4 +1,4 @@
-package testenv
+package scheduler
 
 import (
 	"fmt"
@@ -10,7 +10,8 @@ import (
 
 // DefaultProfile returns upstream's default profile (v1 defaulting through
 // the upstream scheme, converted to the internal type) serving
-// schedulerName: what kube-scheduler runs with no configuration file.
+// schedulerName: what kube-scheduler runs with no configuration file. The
+// bind arbiter judges with its args; tests build profiles from it.
 func DefaultProfile(schedulerName string) (config.KubeSchedulerProfile, error) {
 	var versioned configv1.KubeSchedulerConfiguration
 	scheme.Scheme.Default(&versioned)
