@@ -86,7 +86,7 @@ func Start(ctx context.Context, o app.LocalOptions) (*app.LocalControlPlane, err
 	if err == nil {
 		// The routes policy and binding, inert, as the chart installs
 		// them: the operator only updates them.
-		_, err = local.ApplyFS(ctx, c, sub(config.RoutesPolicy, "routes"))
+		err = controlplane.InstallRoutesPolicy(ctx, c)
 	}
 	if err == nil {
 		applied, err = local.ApplyFS(ctx, c, sub(config.Samples, "samples"))

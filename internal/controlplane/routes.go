@@ -26,7 +26,7 @@ func InstallRoutesPolicy(ctx context.Context, c client.Client) error {
 	if err != nil {
 		return err
 	}
-	objs, err := decodeAll(data)
+	objs, err := DecodeAll(data)
 	if err != nil {
 		return err
 	}
@@ -38,8 +38,9 @@ func InstallRoutesPolicy(ctx context.Context, c client.Client) error {
 	return nil
 }
 
-// decodeAll decodes every object of a multi-document YAML file.
-func decodeAll(data []byte) ([]*unstructured.Unstructured, error) {
+// DecodeAll decodes every object of a multi-document YAML (or JSON) file;
+// empty documents are skipped.
+func DecodeAll(data []byte) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {

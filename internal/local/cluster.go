@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
@@ -185,19 +183,11 @@ func decodeFS(fsys fs.FS) ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, doc := range strings.Split(string(data), "\n---\n") {
-			if strings.TrimSpace(doc) == "" {
-				continue
-			}
-			u := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if len(u.Object) == 0 {
-				continue
-			}
-			objs = append(objs, u)
+		docs, err := controlplane.DecodeAll(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
+		objs = append(objs, docs...)
 	}
 	return objs, nil
 }
