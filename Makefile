@@ -35,7 +35,7 @@ all: build
 
 .PHONY: manifests
 manifests: ## Generate CRDs into config/crd/bases and RBAC from markers.
-	$(CONTROLLER_GEN) rbac:roleName=profile-scheduler crd paths="./..." \
+	$(CONTROLLER_GEN) rbac:roleName=profile-scheduler crd:allowDangerousTypes=true paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	@rm -rf charts/profile-scheduler/crds && mkdir -p charts/profile-scheduler/crds
 	cp config/crd/bases/*.yaml charts/profile-scheduler/crds/

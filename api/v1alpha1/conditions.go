@@ -33,6 +33,20 @@ const (
 	// ReasonDefaultSchedulerReserved: default-scheduler is taken only when
 	// the operator is started with --allow-default-scheduler.
 	ReasonDefaultSchedulerReserved = "DefaultSchedulerReserved"
+	// ReasonRollingOut: a new generation is being rolled out (Reconciling).
+	ReasonRollingOut = "RollingOut"
+	// ReasonRolloutPaused: the rollout is paused, by the annotation or a
+	// failed analysis with onFailure Pause (Reconciling).
+	ReasonRolloutPaused = "RolloutPaused"
+	// ReasonRolledBack: the rollout's analysis failed and the previous
+	// generation serves (Stalled, Ready=False).
+	ReasonRolledBack = "RolledBack"
+	// ReasonRolloutAborted: the rollout was aborted; the previous
+	// generation serves (Stalled, Ready=False).
+	ReasonRolloutAborted = "RolloutAborted"
+	// ReasonQueueSortChanged: a rollout cannot split a change of the
+	// QueueSort plugin (the profile has one queue).
+	ReasonQueueSortChanged = "QueueSortChanged"
 	// ReasonBuildFailed: the framework could not be built for another reason.
 	ReasonBuildFailed = "BuildFailed"
 	// ReasonInvalidTLS: an extender's TLS material is missing or unreadable.
@@ -52,6 +66,13 @@ const (
 	EventRefused = "Refused"
 	// EventRemoved: the profile stopped serving.
 	EventRemoved = "Removed"
+	// EventRolloutStep: a rollout started a step.
+	EventRolloutStep = "RolloutStep"
+	// EventPromoted: a rollout's generation serves every pod.
+	EventPromoted = "Promoted"
+	// EventRolledBack: a rollout's generation was retired (a failed
+	// analysis, or aborted).
+	EventRolledBack = "RolledBack"
 	// EventUnusedPluginConfig: a generation went live with a pluginConfig
 	// entry for a plugin it does not run (its args are not used).
 	EventUnusedPluginConfig = "UnusedPluginConfig"

@@ -42,6 +42,14 @@ type SchedulerProfileSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	Extenders []string `json:"extenders,omitempty"`
+
+	// Rollout, when set, rolls a new generation out in steps (shadow,
+	// canary) judged against the serving one, instead of swapping it in
+	// for every pod at once. It applies to changes of the spec and of the
+	// ExtenderConfigs the profile references; the first generation of a
+	// profile, with nothing serving yet, goes live at once.
+	// +optional
+	Rollout *Rollout `json:"rollout,omitempty"`
 }
 
 // Plugins lists the plugins enabled and disabled at each extension point.
@@ -168,6 +176,9 @@ type SchedulerProfileStatus struct {
 	// again, so the profile keeps serving what it served before.
 	// +optional
 	ActiveSpec *SchedulerProfileSpec `json:"activeSpec,omitempty"`
+	// Rollout is the state of the rollout in progress, or of the last one.
+	// +optional
+	Rollout *RolloutStatus `json:"rollout,omitempty"`
 }
 
 // ExtensionPointPlugins lists the plugins run at one extension point.
@@ -208,6 +219,7 @@ type ResolvedExtender struct {
 // +kubebuilder:printcolumn:name="Scheduler",type=string,JSONPath=`.status.schedulerName`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Active-Gen",type=integer,JSONPath=`.status.activeGeneration`
+// +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.summary`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=10
 // +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.metadata.generation`,priority=10
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

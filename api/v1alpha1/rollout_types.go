@@ -1,0 +1,307 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Annotations that steer a rollout in progress. They are declarative: a
+// GitOps tool can set them as `kubectl sp rollout` does, and setting one
+// again changes nothing. They do not change metadata.generation, so they
+// never start a rollout of their own.
+const (
+	// AnnotationRolloutPaused, "true", holds the rollout at its step: the
+	// step's window does not end and no analysis is judged until it is
+	// removed (or set to anything else).
+	AnnotationRolloutPaused = "scheduling.profilescheduler.io/rollout-paused"
+	// AnnotationRolloutPromote ends a step now, as if its analysis had
+	// passed: "<generation>/<step>" ends step <step> (1-based) of the
+	// rollout of generation <generation>; "<generation>/full" promotes that
+	// generation at once, skipping the steps left. A value naming another
+	// generation, or a step already past, does nothing.
+	AnnotationRolloutPromote = "scheduling.profilescheduler.io/rollout-promote"
+	// AnnotationRolloutAbort, "<generation>", rolls the rollout of that
+	// generation back: the serving generation stays, as after a failed
+	// analysis.
+	AnnotationRolloutAbort = "scheduling.profilescheduler.io/rollout-abort"
+)
+
+// Rollout bounds.
+const (
+	// MaxRolloutSteps is the most steps a rollout has.
+	MaxRolloutSteps = 10
+	// MinStepDuration and MaxStepDuration bound a step's window.
+	MinStepDuration = "10s"
+	MaxStepDuration = "24h"
+	// MaxRolloutHistory is how many finished rollouts status keeps.
+	MaxRolloutHistory = 5
+)
+
+// Rollout makes a new generation of the profile earn its place: it first
+// judges live traffic in shadow, then schedules a share of the profile's
+// pods as a canary, and is promoted after the last step, or rolled back
+// when an analysis fails. The serving generation keeps scheduling every
+// other pod meanwhile.
+type Rollout struct {
+	// Steps, in order; the new generation is promoted after the last one
+	// passes.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	Steps []RolloutStep `json:"steps"`
+	// Analysis compares the new generation with the serving one at the
+	// end of each step. Unset: the defaults of each field.
+	// +optional
+	Analysis *RolloutAnalysis `json:"analysis,omitempty"`
+	// OnFailure is what a failed analysis does: Rollback (the default)
+	// retires the new generation; Pause holds it at its step until it is
+	// promoted or aborted.
+	// +optional
+	// +kubebuilder:validation:Enum=Rollback;Pause
+	OnFailure RolloutFailurePolicy `json:"onFailure,omitempty"`
+}
+
+// RolloutFailurePolicy is what a failed analysis does.
+type RolloutFailurePolicy string
+
+// Failure policies.
+const (
+	RolloutRollback RolloutFailurePolicy = "Rollback"
+	RolloutPause    RolloutFailurePolicy = "Pause"
+)
+
+// RolloutStep is one step of a rollout: exactly one of shadow or canary.
+// +kubebuilder:validation:XValidation:rule="has(self.shadow) != has(self.canary)",message="a step is exactly one of shadow or canary"
+type RolloutStep struct {
+	// Shadow: the new generation judges the pods the serving one
+	// schedules (Filter and Score, off the scheduling cycle) and decides
+	// nothing.
+	// +optional
+	Shadow *ShadowStep `json:"shadow,omitempty"`
+	// Canary: the new generation schedules this share of the profile's
+	// pods, chosen by a stable hash of the pod's UID (of its PodGroup's,
+	// so a gang never straddles generations).
+	// +optional
+	Canary *CanaryStep `json:"canary,omitempty"`
+}
+
+// ShadowStep is a step in which the new generation only judges.
+// +kubebuilder:validation:XValidation:rule="duration(self.duration) >= duration('10s') && duration(self.duration) <= duration('24h')",message="duration must be between 10s and 24h",fieldPath=".duration"
+type ShadowStep struct {
+	// Duration of the step's window, 10s to 24h.
+	Duration metav1.Duration `json:"duration"`
+}
+
+// CanaryStep is a step in which the new generation schedules a share of
+// the pods.
+// +kubebuilder:validation:XValidation:rule="duration(self.duration) >= duration('10s') && duration(self.duration) <= duration('24h')",message="duration must be between 10s and 24h",fieldPath=".duration"
+type CanaryStep struct {
+	// Percent of the profile's pods the new generation schedules, 1 to 99.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=99
+	Percent int32 `json:"percent"`
+	// Duration of the step's window, 10s to 24h.
+	Duration metav1.Duration `json:"duration"`
+}
+
+// RolloutAnalysis is judged at the end of each step, new generation
+// against serving over the same window.
+type RolloutAnalysis struct {
+	// MaxUnschedulableRatio bounds the new generation's share of
+	// unschedulable attempts divided by the serving one's (each counted
+	// as (unschedulable+1)/(attempts+1), so that a window without any is
+	// defined). Default 1.5.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxUnschedulableRatio *float64 `json:"maxUnschedulableRatio,omitempty"`
+	// MaxLatencyRatio bounds the new generation's p99 scheduling latency,
+	// from a pod's first attempt to its bind, divided by the serving
+	// one's. Default 2.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxLatencyRatio *float64 `json:"maxLatencyRatio,omitempty"`
+	// MaxErrors bounds the new generation's errors in the window: plugin
+	// and extender errors in its cycles, failed binds. Default 0.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxErrors *int32 `json:"maxErrors,omitempty"`
+	// MinShadowAgreement is, in a shadow step, the least share (0 to 1)
+	// of the pods the serving generation placed that the new one finds
+	// feasible on the same node. Default 0.9.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinShadowAgreement *float64 `json:"minShadowAgreement,omitempty"`
+	// MinSamples is the least number of the new generation's attempts (of
+	// pods judged, in shadow) a step needs to be judged. A step with
+	// fewer is extended by its duration, at most MaxExtensions times,
+	// then judged by OnInsufficientSamples. Default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinSamples *int32 `json:"minSamples,omitempty"`
+	// MaxExtensions bounds how often a step short of samples is extended.
+	// Default 3.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	MaxExtensions *int32 `json:"maxExtensions,omitempty"`
+	// OnInsufficientSamples is the verdict of a step still short of
+	// samples after its extensions: Fail (the default) or Pass.
+	// +optional
+	// +kubebuilder:validation:Enum=Fail;Pass
+	OnInsufficientSamples string `json:"onInsufficientSamples,omitempty"`
+}
+
+// Rollout phases.
+const (
+	RolloutProgressing = "Progressing"
+	RolloutPaused      = "Paused"
+	RolloutPromoted    = "Promoted"
+	RolloutRolledBack  = "RolledBack"
+	RolloutAborted     = "Aborted"
+	RolloutSuperseded  = "Superseded"
+)
+
+// Step kinds.
+const (
+	StepShadow = "Shadow"
+	StepCanary = "Canary"
+)
+
+// RolloutStatus is the state of the profile's rollout: the one in
+// progress, or the last one, and the history of those before.
+type RolloutStatus struct {
+	// Generation being rolled out (or last rolled out).
+	Generation int64 `json:"generation"`
+	// Revision identifies what is rolled out: the spec of Generation and
+	// the ExtenderConfigs it references. A change of either starts a new
+	// rollout.
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	// ServingGeneration is the generation serving the pods the new one
+	// does not.
+	// +optional
+	ServingGeneration int64 `json:"servingGeneration,omitempty"`
+	// Phase: Progressing, Paused, Promoted, RolledBack or Aborted.
+	Phase string `json:"phase"`
+	// Step is the step in progress, 1-based; 0 once the rollout ended.
+	// +optional
+	Step int32 `json:"step,omitempty"`
+	// Steps is the number of steps.
+	// +optional
+	Steps int32 `json:"steps,omitempty"`
+	// StepKind is Shadow or Canary.
+	// +optional
+	StepKind string `json:"stepKind,omitempty"`
+	// Percent of the pods the new generation schedules in this step.
+	// +optional
+	Percent int32 `json:"percent,omitempty"`
+	// StepStarted is when the step's window started (again, after an
+	// operator restart or a leader hand-over).
+	// +optional
+	StepStarted *metav1.Time `json:"stepStarted,omitempty"`
+	// StepEnds is when the step's window ends.
+	// +optional
+	StepEnds *metav1.Time `json:"stepEnds,omitempty"`
+	// Extensions is how often the step was extended for want of samples.
+	// +optional
+	Extensions int32 `json:"extensions,omitempty"`
+	// Summary is the step in a few words (the ROLLOUT column).
+	// +optional
+	Summary string `json:"summary,omitempty"`
+	// Message says what happened last, naming the metric that decided.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Analysis is the last analysis judged, per metric.
+	// +optional
+	// +listType=map
+	// +listMapKey=metric
+	Analysis []RolloutMetric `json:"analysis,omitempty"`
+	// Shadow is what the new generation judged in the last shadow step.
+	// +optional
+	Shadow *ShadowResult `json:"shadow,omitempty"`
+	// History of the last rollouts that ended, newest first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=5
+	History []RolloutRecord `json:"history,omitempty"`
+}
+
+// RolloutMetric is one metric of an analysis.
+type RolloutMetric struct {
+	// Metric: UnschedulableRatio, LatencyP99Ratio, Errors, ShadowAgreement.
+	Metric string `json:"metric"`
+	// New and Serving are the metric's values for the new generation and
+	// the serving one; Threshold is the bound it is judged against.
+	// +optional
+	New string `json:"new,omitempty"`
+	// +optional
+	Serving string `json:"serving,omitempty"`
+	// +optional
+	Threshold string `json:"threshold,omitempty"`
+	// Samples of the new generation and of the serving one.
+	// +optional
+	Samples int64 `json:"samples,omitempty"`
+	// +optional
+	ServingSamples int64 `json:"servingSamples,omitempty"`
+	// Verdict: Pass, Fail, or Insufficient (fewer samples than minSamples).
+	Verdict string `json:"verdict"`
+}
+
+// ShadowResult counts what the new generation judged in a shadow step.
+type ShadowResult struct {
+	// Judged pods.
+	Judged int64 `json:"judged"`
+	// SameNode: the new generation would pick the node the serving one
+	// picked.
+	SameNode int64 `json:"sameNode"`
+	// FeasibleWhereServingPlaced: the new generation finds the node the
+	// serving one picked feasible.
+	FeasibleWhereServingPlaced int64 `json:"feasibleWhereServingPlaced"`
+	// ServingPlaced is how many of the judged pods the serving generation
+	// placed.
+	ServingPlaced int64 `json:"servingPlaced"`
+	// WouldPlace: pods the serving generation could not place that the
+	// new one would.
+	WouldPlace int64 `json:"wouldPlace"`
+	// WouldNotPlace: pods the serving generation placed that the new one
+	// would place nowhere.
+	WouldNotPlace int64 `json:"wouldNotPlace"`
+	// Skipped pods were not judged: the shadow's queue was full (the
+	// counts are a sample).
+	// +optional
+	Skipped int64 `json:"skipped,omitempty"`
+	// Disagreements: the first pods the new generation judged otherwise,
+	// and the plugin that refused the serving generation's node.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=5
+	Disagreements []ShadowDisagreement `json:"disagreements,omitempty"`
+}
+
+// ShadowDisagreement is one pod the new generation judged otherwise.
+type ShadowDisagreement struct {
+	// Pod, namespace/name.
+	Pod string `json:"pod"`
+	// ServingNode the serving generation picked; empty if none.
+	// +optional
+	ServingNode string `json:"servingNode,omitempty"`
+	// NewNode the new generation would pick; empty if none.
+	// +optional
+	NewNode string `json:"newNode,omitempty"`
+	// Plugin that refused ServingNode in the new generation.
+	// +optional
+	Plugin string `json:"plugin,omitempty"`
+}
+
+// RolloutRecord is a rollout that ended.
+type RolloutRecord struct {
+	Generation int64 `json:"generation"`
+	// Outcome: Promoted, RolledBack, Aborted or Superseded.
+	Outcome string `json:"outcome"`
+	// Reason and Message say why.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	Time    metav1.Time `json:"time"`
+}
