@@ -302,6 +302,6 @@ type RolloutRecord struct {
 	// +optional
 	Reason string `json:"reason,omitempty"`
 	// +optional
-	Message string `json:"message,omitempty"`
+	Message string      `json:"message,omitempty"`
 	Time    metav1.Time `json:"time"`
 }
