@@ -16,12 +16,28 @@ var refusedGenerations = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help:      "SchedulerProfile generations refused, by profile (object name) and reason.",
 }, []string{"profile", "reason"})
 
+// rolloutOutcomes counts the rollouts that ended, per profile and
+// outcome (promoted, rolled_back, aborted, superseded).
+var rolloutOutcomes = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "profile_scheduler",
+	Name:      "rollout_outcomes_total",
+	Help:      "Rollouts of SchedulerProfile generations that ended, by profile (object name) and outcome (promoted, rolled_back, aborted, superseded).",
+}, []string{"profile", "outcome"})
+
+// rolloutStepGauge is, per profile, the step of its rollout in progress
+// (1-based), 0 when none is.
+var rolloutStepGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Namespace: "profile_scheduler",
+	Name:      "rollout_step",
+	Help:      "Step of the rollout in progress of a SchedulerProfile (1-based), 0 when none is.",
+}, []string{"profile"})
+
 var registerMetrics sync.Once
 
 // registerMetricsOnControllerRuntime registers the controllers' metrics on
 // controller-runtime's registry (served on the manager's /metrics), once.
 func registerMetricsOnControllerRuntime() {
 	registerMetrics.Do(func() {
-		ctrlmetrics.Registry.MustRegister(refusedGenerations)
+		ctrlmetrics.Registry.MustRegister(refusedGenerations, rolloutOutcomes, rolloutStepGauge)
 	})
 }

@@ -42,6 +42,9 @@ type schedulerProfileReconciler struct {
 	Client client.Client
 	// Profiles is the scheduler's live profile set.
 	Profiles scheduler.ProfileSet
+	// Rollouts serves the generations a rollout takes through its steps;
+	// nil: every generation goes live at once.
+	Rollouts scheduler.Rollouts
 	// Recorder emits Activated, Refused and Removed events.
 	Recorder events.EventRecorder
 	// AllowDefaultScheduler lets a profile serve default-scheduler.
@@ -60,6 +63,7 @@ type schedulerProfileReconciler struct {
 	startup   *startupTracker
 	displaced chan event.GenericEvent
 	now       func() metav1.Time
+	runs      rolloutRuns
 }
 
 // profileScope carries one reconcile through its phases.
@@ -79,6 +83,10 @@ type profileScope struct {
 	// decided is set once the outcome of the generation is known: status
 	// is written only then.
 	decided bool
+	// rollout is set when the generation goes through spec.rollout.
+	rollout *rolloutOutcome
+	// requeueAfter asks for the next reconcile (a rollout in progress).
+	requeueAfter time.Duration
 }
 
 func newProfileScope(sp *v1alpha1.SchedulerProfile) *profileScope {
@@ -121,34 +129,36 @@ func runPhases(ctx context.Context, s *profileScope, phases ...profilePhase) err
 // latest generation (reconcileNormal). Once a profile has been reconciled
 // without error, the readiness check counts it as done.
 func (r *schedulerProfileReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	err := r.reconcile(ctx, req)
+	after, err := r.reconcile(ctx, req)
 	if err == nil {
 		r.startup.done(req.Name)
 	}
-	return ctrl.Result{}, err
+	return ctrl.Result{RequeueAfter: after}, err
 }
 
-func (r *schedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Request) error {
+func (r *schedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Request) (time.Duration, error) {
 	sp := &v1alpha1.SchedulerProfile{}
 	if err := r.Client.Get(ctx, req.NamespacedName, sp); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.stopServing(ctx, req.Name, nil)
 			r.refusals.forget(req.Name)
-			return nil
+			return 0, nil
 		}
-		return err
+		return 0, err
 	}
 	if !sp.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, sp)
+		return 0, r.reconcileDelete(ctx, sp)
 	}
 	if !controllerutil.ContainsFinalizer(sp, profileFinalizer) {
 		base := sp.DeepCopy()
 		controllerutil.AddFinalizer(sp, profileFinalizer)
 		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil {
-			return fmt.Errorf("adding finalizer: %w", err)
+			return 0, fmt.Errorf("adding finalizer: %w", err)
 		}
 	}
-	return r.reconcileNormal(ctx, newProfileScope(sp))
+	s := newProfileScope(sp)
+	err := r.reconcileNormal(ctx, s)
+	return s.requeueAfter, err
 }
 
 // reconcileNormal runs the named phases in order; the first that refuses
@@ -191,6 +201,15 @@ func (r *schedulerProfileReconciler) restoreLastGood(ctx context.Context, s *pro
 	if _, ok := r.served.get(sp.Name); ok {
 		return nil
 	}
+	return r.restoreActive(ctx, s)
+}
+
+// restoreActive applies status.activeSpec, the spec of the generation
+// that served before this process started: after a refusal
+// (restoreLastGood), or before a rollout resumes (the rollout's serving
+// generation).
+func (r *schedulerProfileReconciler) restoreActive(ctx context.Context, s *profileScope) error {
+	sp, st := s.profile, s.base.Status
 	last := sp.DeepCopy()
 	last.Generation = st.ActiveGeneration
 	last.Spec = *st.ActiveSpec.DeepCopy()
@@ -301,6 +320,21 @@ func (r *schedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 		s.decided = true
 		return nil
 	}
+	if r.Rollouts != nil && sp.Spec.Rollout != nil {
+		st := s.base.Status
+		if _, ok := r.served.get(sp.Name); !ok && st.ActiveSpec != nil && st.ActiveGeneration != 0 && st.Rollout != nil && st.Rollout.Generation == sp.Generation {
+			// A restart, or a new leader, in the middle of a rollout (or
+			// after one that was rolled back): the generation that served
+			// serves again, and the rollout resumes beside it.
+			if err := r.restoreActive(ctx, s); err != nil {
+				return err
+			}
+		}
+		if r.rollsOut(s) {
+			return r.rollOut(ctx, s, fp)
+		}
+	}
+	r.dropRollout(sp.Name)
 	if refusal := r.refusals.buildRefused(sp.Name, fp); refusal != nil {
 		s.refuse(refusal)
 		return nil
@@ -360,6 +394,7 @@ func (r *schedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1
 
 // stopServing removes the name object serves, if it still serves one.
 func (r *schedulerProfileReconciler) stopServing(ctx context.Context, object string, sp *v1alpha1.SchedulerProfile) {
+	r.dropRollout(object)
 	name, ok := r.served.release(object)
 	if !ok {
 		return
@@ -383,7 +418,7 @@ func (r *schedulerProfileReconciler) report(_ context.Context, s *profileScope) 
 		return
 	}
 	sp := s.profile
-	o := profileOutcome{Generation: sp.Generation, SchedulerName: s.name, Refusal: s.refusal}
+	o := profileOutcome{Generation: sp.Generation, SchedulerName: s.name, Refusal: s.refusal, Rollout: s.rollout}
 	if cur, ok := r.served.get(sp.Name); ok {
 		o.ActiveGeneration = cur.Generation
 		o.Plugins = cur.Status.Plugins

@@ -29,6 +29,9 @@ type profileOutcome struct {
 	// ActiveSpec is the spec ActiveGeneration was built from; used with
 	// Plugins.
 	ActiveSpec *v1alpha1.SchedulerProfileSpec
+	// Rollout is set when the generation goes through spec.rollout: its
+	// status, and whether it is in progress.
+	Rollout *rolloutOutcome
 }
 
 // markReconciling returns status with Reconciling=True for generation,
@@ -57,6 +60,22 @@ func profileStatus(st v1alpha1.SchedulerProfileStatus, o profileOutcome, now met
 		st.Plugins = nil
 		st.Extenders = nil
 		st.ActiveSpec = nil
+	}
+	if o.Rollout != nil {
+		st.Rollout = o.Rollout.status
+	}
+	if o.Rollout != nil && o.Rollout.inProgress {
+		ro := o.Rollout.status
+		reason := v1alpha1.ReasonRollingOut
+		if ro.Phase == v1alpha1.RolloutPaused {
+			reason = v1alpha1.ReasonRolloutPaused
+		}
+		msg := fmt.Sprintf("generation %d is rolling out, step %d of %d: %s; generation %d serves the other pods",
+			ro.Generation, ro.Step, ro.Steps, ro.Summary, o.ActiveGeneration)
+		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, msg, now)
+		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg, now)
+		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionFalse, reason, "", now)
+		return st
 	}
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, reconciledReason(o), "", now)
 	if o.Refusal == nil {

@@ -97,6 +97,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	pr := &schedulerProfileReconciler{
 		Client:                mgr.GetClient(),
 		Profiles:              profiles,
+		Rollouts:              rolloutsOf(profiles),
 		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
 		AllowDefaultScheduler: opts.AllowDefaultScheduler,
 		Plugins:               opts.Plugins,
@@ -315,4 +316,11 @@ func extendersReading(ctx context.Context, c client.Reader, secret client.Object
 
 func ctrlOptions(workers int) controller.Options {
 	return controller.Options{MaxConcurrentReconciles: workers}
+}
+
+// rolloutsOf is the rollouts of profiles, nil when it has none: a
+// profile with spec.rollout then goes live at once.
+func rolloutsOf(profiles scheduler.ProfileSet) scheduler.Rollouts {
+	r, _ := profiles.(scheduler.Rollouts)
+	return r
 }

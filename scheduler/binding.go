@@ -113,6 +113,11 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 	}
 	logger.V(2).Info("Successfully bound pod to node", "node", result.suggestedHost, "evaluatedNodes", result.evaluatedNodes, "feasibleNodes", result.feasibleNodes)
 	metrics.PodScheduled(fw.ProfileName(), metrics.SinceInSeconds(start))
+	latency := time.Since(start)
+	if assumedInfo.InitialAttemptTimestamp != nil {
+		latency = time.Since(*assumedInfo.InitialAttemptTimestamp)
+	}
+	s.statsOf(fw).record(outcomeBound, latency)
 	metrics.PodSchedulingAttempts.Observe(float64(assumedInfo.Attempts))
 	if assumedInfo.InitialAttemptTimestamp != nil {
 		metrics.PodSchedulingSLIDuration.WithLabelValues(attemptsLabel(assumedInfo)).Observe(metrics.SinceInSeconds(*assumedInfo.InitialAttemptTimestamp))
@@ -177,8 +182,12 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	if status.IsRejected() {
 		reason = v1.PodReasonUnschedulable
 		metrics.PodUnschedulable(fw.ProfileName(), metrics.SinceInSeconds(start))
+		if !errors.Is(status.AsError(), errNodeFilledUp) {
+			s.statsOf(fw).record(outcomeUnschedulable, 0)
+		}
 	} else {
 		metrics.PodScheduleError(fw.ProfileName(), metrics.SinceInSeconds(start))
+		s.statsOf(fw).record(outcomeError, 0)
 	}
 	pod := podInfo.Pod
 	err := status.AsError()

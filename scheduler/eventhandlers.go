@@ -304,6 +304,10 @@ func (s *Scheduler) handleAssumedPodDeletion(ctx context.Context, pod *v1.Pod) {
 		rejected = p.fw.RejectWaitingPod(assumedPod.UID)
 		p.release(logger)
 	}
+	if r := (*s.rollouts.Load())[assumedPod.Spec.SchedulerName]; r != nil && !rejected && r.candidate.acquire() {
+		rejected = r.candidate.fw.RejectWaitingPod(assumedPod.UID)
+		r.candidate.release(logger)
+	}
 	if !rejected {
 		if err := s.cache.RemoveAssumedPod(logger, assumedPod); err != nil {
 			utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemoveAssumedPod failed", "pod", klog.KObj(assumedPod))

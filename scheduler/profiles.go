@@ -53,6 +53,8 @@ type liveProfile struct {
 	events    []fwk.ClusterEvent
 	cancel    context.CancelFunc
 	informers *frameworkInformers
+	// stats count the generation's outcomes for a rollout's analysis.
+	stats *generationStats
 
 	mu      sync.Mutex
 	refs    int
@@ -192,6 +194,9 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (applied Applied, err 
 		s.waitForInformers(ctx, name)
 	}
 
+	// A generation swapped in at once ends a rollout of the name: its
+	// candidate is retired.
+	s.rollbackLocked(ctx, name)
 	old := *s.profiles.Load()
 	next := make(profileMap, len(old)+1)
 	for k, v := range old {
@@ -257,6 +262,7 @@ func (s *Scheduler) Remove(ctx context.Context, schedulerName string) bool {
 	if !ok {
 		return false
 	}
+	s.rollbackLocked(ctx, schedulerName)
 	dropped := s.queue.RemoveProfile(schedulerName)
 	next := make(profileMap, len(old))
 	for k, v := range old {
@@ -335,6 +341,7 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 		profile:   p,
 		cancel:    cancel,
 		informers: fi,
+		stats:     &generationStats{windowStarted: time.Now()},
 		applied: Applied{
 			SchedulerName: name,
 			Plugins:       fw.ListPlugins(),

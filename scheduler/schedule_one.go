@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"time"
 
@@ -43,7 +44,7 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.Queue
 	logger = klog.LoggerWithValues(logger, "pod", klog.KObj(pod))
 	ctx = klog.NewContext(ctx, logger)
 
-	prof := s.acquireProfile(pod.Spec.SchedulerName)
+	prof := s.acquireFor(pod.Spec.SchedulerName, func() string { return s.rolloutKey(pod) })
 	if prof == nil {
 		// The profile went away after the pod was popped.
 		logger.V(3).Info("No profile serves the pod any more, dropping it from the queue", "schedulerName", pod.Spec.SchedulerName)
@@ -74,11 +75,15 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.Queue
 
 	cycleCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	result, assumedPodInfo, status := s.schedulingCycle(cycleCtx, state, fw, podInfo, start, podsToActivate)
+	result, assumedPodInfo, status := s.runSchedulingCycle(cycleCtx, state, prof, podInfo, start, podsToActivate)
 	if !status.IsSuccess() {
+		if status.IsRejected() {
+			s.offerShadow(prof, pod, "")
+		}
 		s.handleSchedulingFailure(cycleCtx, fw, assumedPodInfo, status, result.nominatingInfo, start)
 		return
 	}
+	s.offerShadow(prof, pod, result.suggestedHost)
 
 	handedOver = true
 	s.running.Add(1)
@@ -87,6 +92,25 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.Queue
 		defer prof.release(logger)
 		s.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
 	}()
+}
+
+// runSchedulingCycle runs schedulingCycle on prof. On a rollout's
+// candidate, a panic of one of its plugins, in the cycle or in its
+// parallel workers (recoverCandidatePanic), is the cycle's error: the
+// pod goes back to the queue and the process goes on. The serving
+// generation's panics crash the process, as upstream's do.
+func (s *Scheduler) runSchedulingCycle(ctx context.Context, state fwk.CycleState, prof *liveProfile, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (result scheduleResult, assumed *framework.QueuedPodInfo, status *fwk.Status) {
+	if (*s.profiles.Load())[prof.applied.SchedulerName] == prof {
+		return s.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
+	}
+	ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
+	defer func() {
+		if r := recover(); r != nil {
+			klog.FromContext(ctx).Error(fmt.Errorf("%v", r), "A plugin of a rollout's candidate panicked in its scheduling cycle")
+			result, assumed, status = scheduleResult{nominatingInfo: clearNominatedNode}, podInfo, fwk.AsStatus(fmt.Errorf("plugin panicked: %v", r))
+		}
+	}()
+	return s.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
 }
 
 func (s *Scheduler) skipPodSchedule(ctx context.Context, fw framework.Framework, pod *v1.Pod) bool {

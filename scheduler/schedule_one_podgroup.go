@@ -62,7 +62,7 @@ func (s *Scheduler) scheduleOnePodGroup(ctx context.Context, pgi *framework.Queu
 		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
 		return
 	}
-	prof := s.acquireProfile(schedulerName)
+	prof := s.acquireFor(schedulerName, func() string { return groupRolloutKey(pgi) })
 	if prof == nil {
 		// Removed since validatePodGroup saw it.
 		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, errProfileNotFound(schedulerName))

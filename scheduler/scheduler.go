@@ -94,6 +94,11 @@ type Scheduler struct {
 	// index at once would conflict.
 	buildMu  sync.Mutex
 	profiles atomic.Pointer[profileMap]
+	// rollouts are the candidates of the profiles being rolled out
+	// (rollout.go), published as profiles are.
+	rollouts atomic.Pointer[rolloutMap]
+	// shadowJudge judges the pods of shadow steps (SetShadowJudge).
+	shadowJudge atomic.Pointer[ShadowJudge]
 
 	watchMu  sync.Mutex
 	watched  map[fwk.EventResource]bool
@@ -164,6 +169,8 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	}
 	empty := profileMap{}
 	s.profiles.Store(&empty)
+	noRollouts := rolloutMap{}
+	s.rollouts.Store(&noRollouts)
 
 	// Like upstream, the scheduler watches only non-terminal pods.
 	informerFactory.InformerFor(&v1.Pod{}, newPodInformer)
@@ -347,6 +354,13 @@ func (s *Scheduler) shutdown(logger klog.Logger) {
 	s.profiles.Store(&empty)
 	for _, p := range *old {
 		p.retire(logger)
+	}
+	rollouts := s.rollouts.Load()
+	noRollouts := rolloutMap{}
+	s.rollouts.Store(&noRollouts)
+	for _, r := range *rollouts {
+		s.endRollout(logger, r)
+		r.candidate.retire(logger)
 	}
 	untrackLive(s)
 }

@@ -227,6 +227,8 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 	}
 	// The reviews are questions asked of the scheduler (package review).
 	reviews := review.New(sched, review.WithScenarioLimits(review.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods}))
+	// A rollout's shadow step judges live pods as a review does.
+	sched.SetShadowJudge(reviews)
 	if err := controllers.SetupReviews(mgr, reviews, copts); err != nil {
 		return nil, fmt.Errorf("setting up reviews: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -44,8 +45,16 @@ type profileQueue struct {
 // plugins and queueing hints, or replaces them. Pods already queued for the
 // name are re-sorted, re-checked by the new PreEnqueue plugins, and the
 // unschedulable ones are retried.
-func (q *Queue) SetProfile(ctx context.Context, name string, fw framework.Framework) error {
-	hints, pluginEvents, err := buildHints(ctx, fw.EnqueueExtensions())
+//
+// more are other frameworks serving the name beside fw (a rollout's
+// candidate): their queueing hints requeue the pods their plugins
+// rejected; fw's QueueSort and PreEnqueue plugins are the queue's.
+func (q *Queue) SetProfile(ctx context.Context, name string, fw framework.Framework, more ...framework.Framework) error {
+	extensions := fw.EnqueueExtensions()
+	for _, m := range more {
+		extensions = append(slices.Clip(extensions), m.EnqueueExtensions()...)
+	}
+	hints, pluginEvents, err := buildHints(ctx, extensions)
 	if err != nil {
 		return err
 	}

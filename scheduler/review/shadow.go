@@ -1,0 +1,71 @@
+package review
+
+import (
+	"context"
+	"runtime/pprof"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+var _ scheduler.ShadowJudge = &Reviews{}
+
+// JudgeShadow judges pod with gen, a rollout's candidate, as explaining
+// a pod does (Filter on every node, Score, on the reviews' snapshot, with
+// the review framework attached to gen): the node it would pick, whether
+// servingNode, where the serving generation placed the pod, passes its
+// filters, and if not which plugin refused it. The pod is judged as if
+// it were not on servingNode. Nothing live is touched. Its work carries
+// the pprof label work=shadow.
+func (rs *Reviews) JudgeShadow(ctx context.Context, gen *scheduler.Generation, pod *v1.Pod, servingNode string) (v scheduler.ShadowVerdict, err error) {
+	pprof.Do(ctx, pprof.Labels("work", "shadow"), func(ctx context.Context) {
+		v, err = rs.judgeShadow(ctx, gen, pod, servingNode)
+	})
+	return v, err
+}
+
+func (rs *Reviews) judgeShadow(ctx context.Context, gen *scheduler.Generation, pod *v1.Pod, servingNode string) (scheduler.ShadowVerdict, error) {
+	var v scheduler.ShadowVerdict
+	if !rs.host.HasSynced() {
+		return v, ErrNotReady
+	}
+	rc, err := rs.startReviewCycle(ctx, nil, gen)
+	if err != nil {
+		return v, err
+	}
+	defer rc.end()
+	rc.scoredNodes = 1
+	p := pod.DeepCopy()
+	if servingNode != "" {
+		// The serving generation's pod is on its node (assumed or bound)
+		// in the snapshot: it is judged as if it were not.
+		p.Spec.NodeName = servingNode
+		if err := rc.removePod(klog.FromContext(ctx), p); err != nil {
+			klog.FromContext(ctx).V(4).Info("The judged pod is not on its node in the snapshot", "pod", klog.KObj(pod), "node", servingNode, "err", err)
+		}
+	}
+	p.Spec.NodeName = ""
+	ans, err := rc.evaluate(ctx, p)
+	if err != nil {
+		return v, err
+	}
+	v.Node = ans.SelectedNode
+	if servingNode == "" {
+		return v, nil
+	}
+	for _, f := range ans.Feasible {
+		if f.Name == servingNode {
+			v.FeasibleOnServingNode = true
+			return v, nil
+		}
+	}
+	for _, r := range ans.Rejected {
+		if r.Node == servingNode {
+			v.RefusedBy = r.Plugin
+			break
+		}
+	}
+	return v, nil
+}
