@@ -121,11 +121,11 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 	} else {
 		c, s := w.Candidate, w.Serving
 		enough := c.Attempts >= b.minSamples
-		// Unschedulable attempts per attempt, each smoothed by one, so a
-		// window without any is defined.
-		cr := float64(c.Unschedulable+1) / float64(c.Attempts+1)
-		sr := float64(s.Unschedulable+1) / float64(s.Attempts+1)
-		ur := cr / sr
+		// Unschedulable attempts per attempt, each plus unschedulableFloor,
+		// so that a window without any is defined and one attempt of a
+		// canary's few does not swing the ratio.
+		cr, sr := rate(c.Unschedulable, c.Attempts), rate(s.Unschedulable, s.Attempts)
+		ur := (cr + unschedulableFloor) / (sr + unschedulableFloor)
 		m := v1alpha1.RolloutMetric{Metric: metricUnschedulableRatio, New: ratio(cr), Serving: ratio(sr),
 			Threshold: "<= " + ratio(b.maxUnschedulableRatio), Samples: c.Attempts, ServingSamples: s.Attempts}
 		m.Verdict = judge(enough, ur <= b.maxUnschedulableRatio)
@@ -166,6 +166,17 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 		}
 	}
 	return out
+}
+
+// unschedulableFloor is added to both unschedulable rates before they are
+// compared.
+const unschedulableFloor = 0.1
+
+func rate(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
 
 func judge(enough, ok bool) string {

@@ -107,9 +107,11 @@ type CanaryStep struct {
 // against serving over the same window.
 type RolloutAnalysis struct {
 	// MaxUnschedulableRatio bounds the new generation's share of
-	// unschedulable attempts divided by the serving one's (each counted
-	// as (unschedulable+1)/(attempts+1), so that a window without any is
-	// defined). Default 1.5.
+	// unschedulable attempts divided by the serving one's, each share
+	// plus 0.1 (so that a window without any is defined, and one attempt
+	// of a canary's few does not swing it): 1.5 lets the new generation
+	// find 5% of its attempts unschedulable where the serving one finds
+	// none. Default 1.5.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaxUnschedulableRatio *float64 `json:"maxUnschedulableRatio,omitempty"`

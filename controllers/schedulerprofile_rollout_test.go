@@ -1,0 +1,223 @@
+package controllers_test
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// rolloutPool makes n nodes of a pool of their own, tainted so that only
+// the pods of onPool(pool) go there, deleted when the spec ends.
+func rolloutPool(pool string, n int) {
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("%s-%d", pool, i)
+		createNode(name, map[string]string{"pool": pool}, []corev1.Taint{{Key: "pool", Value: pool, Effect: corev1.TaintEffectNoSchedule}})
+		DeferCleanup(func() {
+			Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
+		})
+	}
+}
+
+// excludingPool is NodeAffinity's args that keep every pod off pool: a
+// bad policy for the pods that run there.
+func excludingPool(pool string) []v1alpha1.PluginConfig {
+	return []v1alpha1.PluginConfig{{Name: "NodeAffinity", Args: raw(fmt.Sprintf(
+		`{"addedAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"pool","operator":"NotIn","values":[%q]}]}]}}}`, pool))}}
+}
+
+func canary(percent int32, d time.Duration) v1alpha1.RolloutStep {
+	return v1alpha1.RolloutStep{Canary: &v1alpha1.CanaryStep{Percent: percent, Duration: metav1.Duration{Duration: d}}}
+}
+
+func shadowStep(d time.Duration) v1alpha1.RolloutStep {
+	return v1alpha1.RolloutStep{Shadow: &v1alpha1.ShadowStep{Duration: metav1.Duration{Duration: d}}}
+}
+
+// rolloutOf waits until the profile's status.rollout is in phase and
+// returns the profile.
+func rolloutIn(name, phase string, timeout time.Duration) *v1alpha1.SchedulerProfile {
+	var sp *v1alpha1.SchedulerProfile
+	Eventually(func(g Gomega) {
+		sp = getProfile(name)
+		g.Expect(sp.Status.Rollout).NotTo(BeNil())
+		g.Expect(sp.Status.Rollout.Generation).To(Equal(sp.Generation))
+		g.Expect(sp.Status.Rollout.Phase).To(Equal(phase), sp.Status.Rollout.Message)
+	}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+	return sp
+}
+
+// createPods creates n pods of the pool that request nothing.
+func createPods(ns, prefix, schedulerName, pool string, n int) []*corev1.Pod {
+	pods := make([]*corev1.Pod, 0, n)
+	for i := range n {
+		pods = append(pods, createPod(ns, fmt.Sprintf("%s-%d", prefix, i), schedulerName, onPool(pool), requestingNothing))
+	}
+	return pods
+}
+
+var _ = Describe("SchedulerProfile rollout", func() {
+	It("rolls a bad change back on its own, with only the canary's share of pods touched", func() {
+		const pool = "ro-bad"
+		rolloutPool(pool, 2)
+		ns := createNamespace(pool)
+		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		expectLive(pool, timeout)
+		DeferCleanup(func() { deleteProfile(pool) })
+
+		By("generation 2 keeps every pod off the pool, rolled out to a 30% canary")
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = excludingPool(pool)
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps:    []v1alpha1.RolloutStep{canary(30, 10*time.Second), canary(60, 10*time.Second)},
+			Analysis: &v1alpha1.RolloutAnalysis{MinSamples: ptr.To[int32](3), MaxExtensions: ptr.To[int32](1)},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolling := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(rolling.Status.Rollout.Step).To(BeEquivalentTo(1))
+		Expect(rolling.Status.Rollout.Summary).To(HavePrefix("canary 30% "))
+		Expect(rolling.Status.ActiveGeneration).To(BeEquivalentTo(1), "generation 1 serves the other pods")
+		Expect(kstatusOf(Default, rolling).Status).To(Equal(status.InProgressStatus))
+		reconciling := meta.FindStatusCondition(rolling.Status.Conditions, v1alpha1.ConditionReconciling)
+		Expect(reconciling.Status).To(Equal(metav1.ConditionTrue))
+		Expect(reconciling.Reason).To(Equal(v1alpha1.ReasonRollingOut))
+		Expect(reconciling.Message).To(ContainSubstring("step 1 of 2"))
+
+		pods := createPods(ns, "w", pool, pool, 30)
+		By("the analysis fails at the end of the step and generation 1 serves every pod again")
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+		Expect(refused.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(readyMessage(refused)).To(ContainSubstring("UnschedulableRatio"))
+		ro := refused.Status.Rollout
+		Expect(ro.Phase).To(Equal(v1alpha1.RolloutRolledBack))
+		Expect(ro.History).NotTo(BeEmpty())
+		Expect(ro.History[0].Outcome).To(Equal(v1alpha1.RolloutRolledBack))
+		var unsched *v1alpha1.RolloutMetric
+		for i := range ro.Analysis {
+			if ro.Analysis[i].Metric == "UnschedulableRatio" {
+				unsched = &ro.Analysis[i]
+			}
+		}
+		Expect(unsched).NotTo(BeNil())
+		Expect(unsched.Verdict).To(Equal("Fail"))
+		Expect(unsched.Samples).To(BeNumerically(">=", 3))
+		Expect(unsched.Samples).To(BeNumerically("<", 30), "only the canary's share went to generation 2")
+
+		By("every pod is bound, by generation 1, once the canary is gone")
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+		Eventually(func(g Gomega) {
+			g.Expect(eventReasons(pool)).To(ContainElements(v1alpha1.EventRolloutStep, v1alpha1.EventRolledBack))
+		}).WithTimeout(timeout).Should(Succeed())
+
+		By("the rolled-back generation is not tried again")
+		Consistently(func() string { return getProfile(pool).Status.Rollout.Phase }).
+			WithTimeout(2 * time.Second).Should(Equal(v1alpha1.RolloutRolledBack))
+	})
+
+	It("promotes a good change through shadow and canary, and resumes after a restart", func() {
+		const pool = "ro-good"
+		rolloutPool(pool, 2)
+		ns := createNamespace(pool)
+		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		expectLive(pool, timeout)
+		DeferCleanup(func() { deleteProfile(pool) })
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps: []v1alpha1.RolloutStep{shadowStep(10 * time.Second), canary(50, 15*time.Second)},
+			Analysis: &v1alpha1.RolloutAnalysis{MinSamples: ptr.To[int32](3), MaxExtensions: ptr.To[int32](0),
+				OnInsufficientSamples: "Pass", MinShadowAgreement: ptr.To(0.5)},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		shadowing := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(shadowing.Status.Rollout.StepKind).To(Equal(v1alpha1.StepShadow))
+
+		By("in shadow, generation 1 binds and generation 2 judges")
+		for _, p := range createPods(ns, "s", pool, pool, 8) {
+			boundNode(p, timeout)
+		}
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro.Shadow).NotTo(BeNil())
+			g.Expect(ro.Shadow.Judged).To(BeNumerically(">=", 1))
+		}).WithTimeout(40 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+		By("in the canary step, the operator is restarted")
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro.Step).To(BeEquivalentTo(2))
+		}).WithTimeout(40 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		shadowed := getProfile(pool).Status.Rollout.Shadow
+		Expect(shadowed.ServingPlaced).To(BeNumerically(">=", 1))
+		Expect(shadowed.FeasibleWhereServingPlaced).To(Equal(shadowed.ServingPlaced), "MostAllocated filters nothing out")
+		op.stop()
+		op = startOperator()
+		resumed := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(resumed.Status.Rollout.Step).To(BeEquivalentTo(2), "no step skipped")
+		Expect(resumed.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(op.sched.Candidate(pool)).To(BeEquivalentTo(2))
+		for _, p := range createPods(ns, "c", pool, pool, 10) {
+			boundNode(p, timeout)
+		}
+
+		By("generation 2 is promoted")
+		live := expectLive(pool, 60*time.Second)
+		Expect(live.Status.ActiveGeneration).To(BeEquivalentTo(2))
+		Expect(live.Status.Rollout.Phase).To(Equal(v1alpha1.RolloutPromoted))
+		Expect(live.Status.Rollout.Summary).To(Equal("promoted"))
+		Expect(live.Status.Rollout.History[0].Outcome).To(Equal(v1alpha1.RolloutPromoted))
+		Expect(op.sched.Candidate(pool)).To(BeZero())
+		Expect(eventReasons(pool)).To(ContainElement(v1alpha1.EventPromoted))
+	})
+
+	It("refuses a rollout of a QueueSort change, and aborts on the annotation", func() {
+		const pool = "ro-ctl"
+		rolloutPool(pool, 1)
+		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		expectLive(pool, timeout)
+		DeferCleanup(func() { deleteProfile(pool) })
+		steps := []v1alpha1.RolloutStep{canary(10, 10*time.Minute)}
+
+		sp := getProfile(pool)
+		sp.Spec.Plugins = &v1alpha1.Plugins{QueueSort: v1alpha1.PluginSet{
+			Disabled: []v1alpha1.Plugin{{Name: "PrioritySort"}}, Enabled: []v1alpha1.Plugin{{Name: secondSortName}}}}
+		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: steps}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		refused := expectRefused(pool, v1alpha1.ReasonQueueSortChanged, timeout)
+		Expect(readyMessage(refused)).To(ContainSubstring("spec.plugins.queueSort: a rollout cannot split a change of the QueueSort plugin (PrioritySort to SecondSort)"))
+		Expect(refused.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(op.sched.Candidate(pool)).To(BeZero())
+
+		By("a rollout aborted by its annotation leaves generation 1 serving")
+		sp = getProfile(pool)
+		sp.Spec.Plugins = nil
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolling := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(op.sched.Candidate(pool)).To(Equal(rolling.Generation))
+		rolling.Annotations = map[string]string{v1alpha1.AnnotationRolloutAbort: strconv.FormatInt(rolling.Generation, 10)}
+		Expect(k8s.Update(suiteCtx, rolling)).To(Succeed())
+		aborted := expectRefused(pool, v1alpha1.ReasonRolloutAborted, timeout)
+		Expect(aborted.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(op.sched.Candidate(pool)).To(BeZero())
+
+		By("spec.rollout removed: the next generation goes live at once")
+		sp = getProfile(pool)
+		sp.Spec.Rollout = nil
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		Expect(expectLive(pool, timeout).Status.ActiveGeneration).To(Equal(sp.Generation), "the generation Update wrote")
+	})
+})

@@ -1,0 +1,48 @@
+package scheduler
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestBucketSplitsAndIsStable: a key always falls in the same bucket, and
+// the buckets of many keys split about as the percent says.
+func TestBucketSplitsAndIsStable(t *testing.T) {
+	under := 0
+	for i := range 10000 {
+		key := fmt.Sprintf("8d2f6c1e-%04d-4c4e-9b1a-%012d", i, i*7919)
+		b := bucket(key)
+		if b < 0 || b > 99 {
+			t.Fatalf("bucket(%q) = %d, not in 0..99", key, b)
+		}
+		if bucket(key) != b {
+			t.Fatalf("bucket(%q) changed", key)
+		}
+		if b < 10 {
+			under++
+		}
+	}
+	if under < 850 || under > 1150 {
+		t.Errorf("%d of 10000 keys under 10%%, want about 1000", under)
+	}
+}
+
+func TestGenerationStatsWindow(t *testing.T) {
+	g := &generationStats{}
+	for i := 1; i <= 100; i++ {
+		g.record(outcomeBound, time.Duration(i)*time.Millisecond)
+	}
+	g.record(outcomeUnschedulable, 0)
+	g.record(outcomeError, 0)
+	c, _ := g.window(true)
+	if c.Attempts != 102 || c.Bound != 100 || c.Unschedulable != 1 || c.Errors != 1 {
+		t.Errorf("counts %+v", c)
+	}
+	if c.LatencyP99 != 99*time.Millisecond || c.LatencySamples != 100 {
+		t.Errorf("p99 %v over %d samples, want 99ms over 100", c.LatencyP99, c.LatencySamples)
+	}
+	if c, _ := g.window(false); c.Attempts != 0 || c.LatencySamples != 0 {
+		t.Errorf("a new window starts empty: %+v", c)
+	}
+}
