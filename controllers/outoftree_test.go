@@ -33,7 +33,19 @@ const (
 	pinNodeName = "PinNode"
 	boomName    = "Boom"
 	brokenName  = "Broken"
+	// panicFilterName is a Filter plugin that panics on every node.
+	panicFilterName = "PanicFilter"
 )
+
+type panicFilter struct{}
+
+func (panicFilter) Name() string { return panicFilterName }
+func (panicFilter) Filter(context.Context, fwk.CycleState, *corev1.Pod, fwk.NodeInfo) *fwk.Status {
+	panic("filter panicked")
+}
+func newPanicFilter(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	return panicFilter{}, nil
+}
 
 // pinNodeArgs are the typed args of PinNode.
 type pinNodeArgs struct {
@@ -86,7 +98,7 @@ func newBroken(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) 
 // validators of their args; operator.New tells the controllers about both.
 func outOfTree() (frameworkruntime.Registry, map[string]pluginargs.Validator) {
 	Expect(pluginargs.Register(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
-	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken}
+	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken, panicFilterName: newPanicFilter}
 	return r, map[string]pluginargs.Validator{pinNodeName: validatePinNode}
 }
 

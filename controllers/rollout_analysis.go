@@ -121,6 +121,15 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 	} else {
 		c, s := w.Candidate, w.Serving
 		enough := c.Attempts >= b.minSamples
+		// Errors first: they fail a step whatever else it shows.
+		em := v1alpha1.RolloutMetric{Metric: metricErrors, New: strconv.FormatInt(c.Errors, 10), Serving: strconv.FormatInt(s.Errors, 10),
+			Threshold: "<= " + strconv.FormatInt(b.maxErrors, 10), Samples: c.Attempts, ServingSamples: s.Attempts}
+		em.Verdict = verdictPass
+		if c.Errors > b.maxErrors {
+			em.Verdict = verdictFail
+		}
+		add(em, fmt.Sprintf("Errors %d > %d: the new generation's plugins, extenders or binds failed %d times (serving: %d)",
+			c.Errors, b.maxErrors, c.Errors, s.Errors))
 		// Unschedulable attempts per attempt, each plus unschedulableFloor,
 		// so that a window without any is defined and one attempt of a
 		// canary's few does not swing the ratio.
@@ -146,14 +155,6 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 		}
 		add(lm, fmt.Sprintf("LatencyP99Ratio %s > %s: new generation p99 %s, serving %s", ratio(lr), ratio(b.maxLatencyRatio), duration(c.LatencyP99), duration(s.LatencyP99)))
 
-		em := v1alpha1.RolloutMetric{Metric: metricErrors, New: strconv.FormatInt(c.Errors, 10), Serving: strconv.FormatInt(s.Errors, 10),
-			Threshold: "<= " + strconv.FormatInt(b.maxErrors, 10), Samples: c.Attempts, ServingSamples: s.Attempts}
-		em.Verdict = verdictPass
-		if c.Errors > b.maxErrors {
-			em.Verdict = verdictFail
-		}
-		add(em, fmt.Sprintf("Errors %d > %d: the new generation's plugins, extenders or binds failed %d times (serving: %d)",
-			c.Errors, b.maxErrors, c.Errors, s.Errors))
 	}
 	out.verdict = verdictPass
 	for _, m := range out.metrics {

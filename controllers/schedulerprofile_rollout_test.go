@@ -183,6 +183,27 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		Expect(eventReasons(pool)).To(ContainElement(v1alpha1.EventPromoted))
 	})
 
+	It("counts a canary plugin's panic as its error and rolls it back, the operator alive", func() {
+		const pool = "ro-panic"
+		rolloutPool(pool, 2)
+		ns := createNamespace(pool)
+		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		expectLive(pool, timeout)
+		DeferCleanup(func() { deleteProfile(pool) })
+
+		sp := getProfile(pool)
+		sp.Spec.Plugins = &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicFilterName}}}}
+		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)}}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		pods := createPods(ns, "p", pool, pool, 10)
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+		Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+	})
+
 	It("refuses a rollout of a QueueSort change, and aborts on the annotation", func() {
 		const pool = "ro-ctl"
 		rolloutPool(pool, 1)

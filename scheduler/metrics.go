@@ -93,7 +93,7 @@ var (
 	rolloutAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: operatorMetricsNamespace,
 		Name:      "rollout_generation_attempts_total",
-		Help:      "Scheduling attempts of each generation of a profile being rolled out (generation: serving or candidate), by result (scheduled, unschedulable, error).",
+		Help:      "Scheduling attempts of each generation of a profile being rolled out (generation: serving or candidate), by result (scheduled, unschedulable, error; panic counts a plugin's panic within an attempt).",
 	}, []string{"profile", "generation", "result"})
 
 	// rolloutLatency observes, while a profile is rolled out, each

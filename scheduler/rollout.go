@@ -87,7 +87,9 @@ func (s *Scheduler) SetShadowJudge(j ShadowJudge) { s.shadowJudge.Store(&j) }
 
 // GenerationCounts are a generation's outcomes over a window.
 type GenerationCounts struct {
-	// Attempts = Bound + Unschedulable + Errors.
+	// Attempts are bound, unschedulable or failed with an error. Errors
+	// also count the panics of its plugins in parallel workers, within
+	// an attempt counted otherwise.
 	Attempts, Bound, Unschedulable, Errors int64
 	// LatencyP99 from a pod's first attempt to its bind, over the
 	// LatencySamples last pods bound in the window.
@@ -183,6 +185,18 @@ func (g *generationStats) record(o outcome, latency time.Duration) {
 	g.mu.Unlock()
 	if role != "" {
 		observeGeneration(profile, role, o, latency)
+	}
+}
+
+// panicked counts a plugin's panic in a parallel worker of an attempt
+// counted by its outcome.
+func (g *generationStats) panicked() {
+	g.mu.Lock()
+	g.counts.Errors++
+	role, profile := g.role, g.profile
+	g.mu.Unlock()
+	if role != "" {
+		rolloutAttempts.WithLabelValues(profile, role, "panic").Inc()
 	}
 }
 
@@ -598,7 +612,7 @@ func recoverCandidatePanic(ctx context.Context, r interface{}) {
 	if !ok {
 		return
 	}
-	g.record(outcomeError, 0)
+	g.panicked()
 	klog.FromContext(ctx).Error(fmt.Errorf("%v", r), "A plugin of a rollout's candidate panicked; the candidate's cycle goes on without it")
 	runtime.Goexit()
 }
