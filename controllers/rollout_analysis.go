@@ -149,8 +149,8 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 			// Nothing bound on one side: the unschedulable ratio judges.
 			lm.Verdict = judge(enough, true)
 		default:
-			// Below a millisecond latencies are noise, not a ratio.
-			lr = float64(max(c.LatencyP99, time.Millisecond)) / float64(max(s.LatencyP99, time.Millisecond))
+			// Below latencyFloor latencies are noise, not a ratio.
+			lr = float64(max(c.LatencyP99, latencyFloor)) / float64(max(s.LatencyP99, latencyFloor))
 			lm.Verdict = judge(enough, lr <= b.maxLatencyRatio)
 		}
 		add(lm, fmt.Sprintf("LatencyP99Ratio %s > %s: new generation p99 %s, serving %s", ratio(lr), ratio(b.maxLatencyRatio), duration(c.LatencyP99), duration(s.LatencyP99)))
@@ -168,6 +168,11 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 	}
 	return out
 }
+
+// latencyFloor is the least p99 latency compared: below it, a cycle's
+// latency varies with the machine's load more than with the policy, and
+// a canary's few samples would swing the ratio.
+const latencyFloor = 100 * time.Millisecond
 
 // unschedulableFloor is added to both unschedulable rates before they are
 // compared.

@@ -39,10 +39,10 @@ func TestAnalyze(t *testing.T) {
 		name:    "slow canary",
 		window:  scheduler.RolloutWindow{Candidate: counts(20, 0, 0, 4*time.Second, 20), Serving: counts(180, 0, 0, 30*time.Millisecond, 180)},
 		verdict: verdictFail,
-		failed:  "LatencyP99Ratio 133.33 > 2.00: new generation p99 4s, serving 30ms",
+		failed:  "LatencyP99Ratio 40.00 > 2.00: new generation p99 4s, serving 30ms",
 	}, {
-		name:    "latencies under a millisecond are not a ratio",
-		window:  scheduler.RolloutWindow{Candidate: counts(20, 0, 0, 900*time.Microsecond, 20), Serving: counts(180, 0, 0, 100*time.Microsecond, 180)},
+		name:    "latencies under 100ms are not a ratio",
+		window:  scheduler.RolloutWindow{Candidate: counts(20, 0, 0, 90*time.Millisecond, 20), Serving: counts(180, 0, 0, 5*time.Millisecond, 180)},
 		verdict: verdictPass,
 	}, {
 		name:    "errors fail a step short of samples",

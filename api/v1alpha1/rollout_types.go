@@ -117,7 +117,8 @@ type RolloutAnalysis struct {
 	MaxUnschedulableRatio *float64 `json:"maxUnschedulableRatio,omitempty"`
 	// MaxLatencyRatio bounds the new generation's p99 scheduling latency,
 	// from a pod's first attempt to its bind, divided by the serving
-	// one's. Default 2.
+	// one's; a p99 under 100ms counts as 100ms (below it latency follows
+	// the machine's load more than the policy). Default 2.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaxLatencyRatio *float64 `json:"maxLatencyRatio,omitempty"`
