@@ -37,7 +37,7 @@ const profileResource = "schedulerprofiles.scheduling.profilescheduler.io"
 
 func newRolloutCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "rollout SUBCOMMAND NAME",
+		Use:   "rollout SUBCOMMAND",
 		Short: "Watch and steer the progressive rollout of a SchedulerProfile",
 		Long: `Rollout watches and steers the progressive rollout of a SchedulerProfile
 (spec.rollout): a new generation first judges live traffic in shadow, then
