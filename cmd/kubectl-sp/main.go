@@ -27,7 +27,10 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl sp asks profile-scheduler, through a SchedulingReview, what its
 scheduling cycle would decide: for one pod (explain) or for every pending pod
 of a schedulerName under a draft profile (what-if). Nothing is changed: the
-review runs on a snapshot, and is deleted once printed.`,
+review runs on a snapshot, and is deleted once printed.
+
+rollout watches the progressive rollout of a profile (status) and steers it
+(promote, abort, pause, resume) through the annotations the operator acts on.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Help reads "kubectl sp", as kubectl runs the plugin.
@@ -35,6 +38,6 @@ review runs on a snapshot, and is deleted once printed.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams), newRouteCommand(flags, streams))
+	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams), newRouteCommand(flags, streams), newRolloutCommand(flags, streams))
 	return root
 }
