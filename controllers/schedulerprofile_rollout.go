@@ -30,7 +30,7 @@ import (
 
 // rolloutPoll bounds how long a rollout in progress waits between two
 // reconciles (status.rollout.summary shows the time spent in the step).
-const rolloutPoll = 30 * time.Second
+const rolloutPoll = 10 * time.Second
 
 // rolloutRun is a rollout in progress in this process.
 type rolloutRun struct {

@@ -139,14 +139,13 @@ type rolloutMap map[string]*rollout
 
 // generationStats counts a generation's outcomes since its window began.
 type generationStats struct {
-	mu             sync.Mutex
-	counts         GenerationCounts
-	latencies      []time.Duration
-	next           int
-	role           string
-	profile        string
-	windowStarted  time.Time
-	latencyWrapped bool
+	mu            sync.Mutex
+	counts        GenerationCounts
+	latencies     []time.Duration
+	next          int
+	role          string
+	profile       string
+	windowStarted time.Time
 }
 
 // maxLatencySamples bounds the latencies kept per window (the last ones).
