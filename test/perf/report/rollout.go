@@ -109,6 +109,9 @@ func (r *Report) writeRollout(b *strings.Builder) {
 		b.WriteString("\n")
 	}
 	if p := ours.Promote; p != nil {
+		if p.Phase != "Promoted" {
+			fmt.Fprintf(b, "The good change was not promoted: %s (%s).\n\n", p.Phase, p.Message)
+		}
 		fmt.Fprintf(b, "A good change (another scoring strategy) rolled out with %s under the same load: change→promoted %s ms, "+
 			"%d pods created, %d bound, %d lost, %d bound twice, longest time without a bind %.0f ms. At each change, the longest time without a bind "+
 			"from the last bind before it to the next change:\n\n", p.Steps, millisOrNone(p.ToPromotedMillis), p.Created, p.Bound, p.Lost, p.DoubleBound, p.LongestGapMillis)
@@ -183,8 +186,12 @@ func (r *Report) rolloutChecks() []targetRow {
 		for _, c := range p.Changes {
 			gap = max(gap, c.GapMillis)
 		}
+		promoted := fmt.Sprintf("%s after %s ms (%s)", p.Phase, millisOrNone(p.ToPromotedMillis), p.Steps)
+		if p.Phase != "Promoted" {
+			promoted = fmt.Sprintf("%s (%s): %s", p.Phase, p.Steps, p.Message)
+		}
 		out = append(out,
-			targetRow{"rollout: good change promoted", "Promoted", fmt.Sprintf("%s after %s ms (%s)", p.Phase, millisOrNone(p.ToPromotedMillis), p.Steps), p.Phase == "Promoted"},
+			targetRow{"rollout: good change promoted", "Promoted", promoted, p.Phase == "Promoted"},
 			targetRow{"rollout: good change pods lost / bound twice", "0 / 0", fmt.Sprintf("%d / %d", p.Lost, p.DoubleBound), p.Lost == 0 && p.DoubleBound == 0 && len(p.Overcommitted) == 0 && p.Error == ""},
 			targetRow{"rollout: longest no-bind gap at a step change", fmt.Sprintf("< %d ms", GapTargetMillis), fmt.Sprintf("%.0f ms", gap), len(p.Changes) > 0 && gap < GapTargetMillis})
 	}
