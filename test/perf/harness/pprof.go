@@ -18,6 +18,10 @@ import (
 // the goroutines it starts.
 const reviewLabelKey, reviewLabelValue = "work", "review"
 
+// A rollout's shadow judges pods under the label work=shadow
+// (review.Reviews.JudgeShadow).
+const shadowLabelValue = "shadow"
+
 // module prefixes the operator's function names in a profile.
 const module = "github.com/profile-scheduler/profile-scheduler/"
 
@@ -104,6 +108,9 @@ type CPUSplit struct {
 	// UnlabelledReview is unlabelled samples in a review function
 	// (reviewFuncs): review work the label misses; 0 when it misses none.
 	UnlabelledReview float64 `json:"unlabelledReview"`
+	// Shadow is the samples labelled work=shadow: a rollout's candidate
+	// judging the pods the serving generation placed.
+	Shadow float64 `json:"shadow,omitempty"`
 }
 
 // splitCPU splits the samples of a CPU profile (sample type "cpu", in
@@ -120,6 +127,8 @@ func splitCPU(p *profile.Profile) (CPUSplit, error) {
 		switch {
 		case slices.Contains(smp.Label[reviewLabelKey], reviewLabelValue):
 			s.Review += v
+		case slices.Contains(smp.Label[reviewLabelKey], shadowLabelValue):
+			s.Shadow += v
 		case inFuncs(smp.Location, reviewControllerFuncs):
 			s.ReviewController += v
 		case inFuncs(smp.Location, reviewFuncs):

@@ -108,10 +108,17 @@ func (o *ProfileScheduler) Watcher() *ProfileWatcher { return o.watcher }
 // Apply creates or updates the SchedulerProfile to serve prof and returns
 // the generation written and the time just before the write.
 func (o *ProfileScheduler) Apply(ctx context.Context, prof schedv1.KubeSchedulerProfile) (int64, time.Time, error) {
+	return o.ApplyRollout(ctx, prof, nil)
+}
+
+// ApplyRollout is Apply with spec.rollout set to rollout (nil: none, the
+// change goes live at once).
+func (o *ProfileScheduler) ApplyRollout(ctx context.Context, prof schedv1.KubeSchedulerProfile, rollout *v1alpha1.Rollout) (int64, time.Time, error) {
 	spec, err := ProfileSpec(prof)
 	if err != nil {
 		return 0, time.Time{}, err
 	}
+	spec.Rollout = rollout
 	sp := &v1alpha1.SchedulerProfile{}
 	key := client.ObjectKey{Name: o.Settings.SchedulerName}
 	err = o.Client.Get(ctx, key, sp)

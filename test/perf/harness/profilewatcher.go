@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,12 +19,14 @@ import (
 // was first seen active: Ready=True, observedGeneration and
 // activeGeneration equal to the generation.
 type ProfileWatcher struct {
-	mu      sync.Mutex
-	active  map[int64]time.Time
-	changed chan struct{}
-	last    *v1alpha1.SchedulerProfile
-	cancel  context.CancelFunc
-	done    chan struct{}
+	mu     sync.Mutex
+	active map[int64]time.Time
+	// rollouts are the distinct status.rollout states seen, in order.
+	rollouts []RolloutSeen
+	changed  chan struct{}
+	last     *v1alpha1.SchedulerProfile
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 // WatchProfile starts following the SchedulerProfile name.
@@ -65,6 +68,13 @@ func (w *ProfileWatcher) observe(sp *v1alpha1.SchedulerProfile) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last = sp.DeepCopy()
+	if st := sp.Status.Rollout; st != nil {
+		if n := len(w.rollouts); n == 0 || !sameRolloutState(w.rollouts[n-1].Status, *st) {
+			w.rollouts = append(w.rollouts, RolloutSeen{At: now, Status: *st.DeepCopy()})
+			close(w.changed)
+			w.changed = make(chan struct{})
+		}
+	}
 	gen := sp.Generation
 	if meta.IsStatusConditionTrue(sp.Status.Conditions, v1alpha1.ConditionReady) &&
 		sp.Status.ObservedGeneration == gen && sp.Status.ActiveGeneration == gen {
@@ -101,6 +111,64 @@ func (w *ProfileWatcher) WaitActive(ctx context.Context, gen int64, timeout time
 		case <-ch:
 		}
 	}
+}
+
+// RolloutSeen is a status.rollout state and when the watch first saw it.
+type RolloutSeen struct {
+	At     time.Time
+	Status v1alpha1.RolloutStatus
+}
+
+// sameRolloutState: the same rollout at the same step in the same phase
+// (the summary's clock and the shadow's counts move on).
+func sameRolloutState(a, b v1alpha1.RolloutStatus) bool {
+	return a.Generation == b.Generation && a.Phase == b.Phase && a.Step == b.Step && a.Extensions == b.Extensions
+}
+
+// WaitRollout waits until a status.rollout state seen (since the watch
+// started) satisfies cond, and returns the first that does.
+func (w *ProfileWatcher) WaitRollout(ctx context.Context, timeout time.Duration, cond func(v1alpha1.RolloutStatus) bool) (RolloutSeen, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		w.mu.Lock()
+		seen, ch := slices.Clone(w.rollouts), w.changed
+		w.mu.Unlock()
+		for _, s := range seen {
+			if cond(s.Status) {
+				return s, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return RolloutSeen{}, ctx.Err()
+		case <-deadline.C:
+			last := "none"
+			if n := len(seen); n > 0 {
+				st := seen[n-1].Status
+				last = fmt.Sprintf("generation %d %s at step %d: %s", st.Generation, st.Phase, st.Step, st.Message)
+			}
+			return RolloutSeen{}, fmt.Errorf("rollout state not seen after %s; last seen: %s", timeout, last)
+		case <-ch:
+		}
+	}
+}
+
+// Rollouts returns the status.rollout states seen, in order.
+func (w *ProfileWatcher) Rollouts() []RolloutSeen {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.rollouts)
+}
+
+// Last returns the profile as last seen (nil before the first event).
+func (w *ProfileWatcher) Last() *v1alpha1.SchedulerProfile {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.last == nil {
+		return nil
+	}
+	return w.last.DeepCopy()
 }
 
 // Stop ends the watch.

@@ -29,6 +29,10 @@ type podRecord struct {
 	// rebinds counts events that showed the pod on a different node than
 	// the one it was first seen bound to (a double bind).
 	rebinds int
+	uid     string
+	// unschedulable is when the pod was first seen with PodScheduled=False
+	// (reason Unschedulable): a scheduler found no node for it.
+	unschedulable time.Time
 }
 
 // Bind is one pod seen bound.
@@ -99,6 +103,10 @@ func (r *Recorder) observe(t watch.EventType, pod *corev1.Pod, now time.Time) {
 		r.seen[rec.step]++
 		r.notify()
 	}
+	rec.uid = string(pod.UID)
+	if rec.unschedulable.IsZero() && unschedulable(pod) {
+		rec.unschedulable = now
+	}
 	if t == watch.Deleted {
 		if rec.deleted.IsZero() {
 			rec.deleted = now
@@ -119,8 +127,42 @@ func (r *Recorder) observe(t watch.EventType, pod *corev1.Pod, now time.Time) {
 	}
 }
 
+// unschedulable reports whether pod's PodScheduled condition is False
+// with reason Unschedulable.
+func unschedulable(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
 // Stop ends the watch.
 func (r *Recorder) Stop() { r.stop() }
+
+// PodState is what the watch saw of one pod; zero times were not seen.
+type PodState struct {
+	Name, UID, Node string
+	Created, Bound  time.Time
+	// Unschedulable is when the pod was first seen with PodScheduled=False
+	// (reason Unschedulable).
+	Unschedulable time.Time
+	Rebinds       int
+}
+
+// Pods returns what the watch saw of the pods of step.
+func (r *Recorder) Pods(step string) []PodState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []PodState
+	for name, p := range r.pods {
+		if p.step == step {
+			out = append(out, PodState{Name: name, UID: p.uid, Node: p.node, Created: p.created, Bound: p.bound, Unschedulable: p.unschedulable, Rebinds: p.rebinds})
+		}
+	}
+	return out
+}
 
 // Bound returns how many pods of step were seen bound.
 func (r *Recorder) Bound(step string) int {

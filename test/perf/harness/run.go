@@ -191,6 +191,11 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 			if mode == ModeLatency {
 				run.Rate = float64(rate)
 			}
+			if r.beforeMeasure != nil {
+				if err := r.beforeMeasure(ctx, e); err != nil {
+					return run, fmt.Errorf("step %d: before the measured step: %w", i, err)
+				}
+			}
 			err = r.measure(ctx, c, e, run, sched, s.Prefix, pods, timeout)
 			if len(groups) > 0 && ctx.Err() == nil {
 				var gerr error

@@ -41,6 +41,9 @@ type Runner struct {
 	// beside, when set, is started with the measured step (at the resume,
 	// in a throughput run) and stopped after its last bind.
 	beside besideHook
+	// beforeMeasure, when set, runs once the unmeasured steps are done,
+	// just before the measured step (the scheduler running).
+	beforeMeasure func(ctx context.Context, e *env) error
 }
 
 // besideHook starts something beside a measured step, and returns what

@@ -36,6 +36,7 @@ type Report struct {
 	Explains []*harness.ExplainRun     `json:"explains,omitempty"`
 	Coexists []*harness.CoexistRun     `json:"coexists,omitempty"`
 	Routes   []*harness.RoutesRun      `json:"routes,omitempty"`
+	Rollouts []*harness.RolloutRun     `json:"rollouts,omitempty"`
 	// Agreement per case that has one (placements compared pod by pod).
 	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
 }
@@ -231,6 +232,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		r.writeSwap(b)
 	}
 	r.writeExplain(b)
+	r.writeRollout(b)
 	r.writeRoutes(b)
 	r.writeCoexist(b)
 	r.writeTargets(b, cases)

@@ -55,6 +55,9 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 	for _, x := range r.gangChecks(cases) {
 		checks = append(checks, check(x))
 	}
+	for _, x := range r.rolloutChecks() {
+		checks = append(checks, check(x))
+	}
 	for _, x := range r.targetRows() {
 		checks = append(checks, check(x))
 	}

@@ -38,6 +38,8 @@ type Case struct {
 	// Routes, when set, measures what ProfileRoutes cost pod creation:
 	// see Routes.
 	Routes *Routes `json:"routes,omitempty"`
+	// Rollout, when set, also measures progressive rollouts: see Rollout.
+	Rollout *Rollout `json:"rollout,omitempty"`
 	// Agreement marks a case whose every measured pod has a unique best
 	// node by construction: its placements are compared across schedulers.
 	Agreement bool `json:"agreement,omitempty"`

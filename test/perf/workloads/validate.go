@@ -110,18 +110,18 @@ func (c *Case) validate() error {
 		}
 	}
 	kinds := 0
-	for _, set := range []bool{c.Swap != nil, c.Explain != nil, c.Coexist != nil, c.Routes != nil} {
+	for _, set := range []bool{c.Swap != nil, c.Explain != nil, c.Coexist != nil, c.Routes != nil, c.Rollout != nil} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds > 1 {
-		return errors.New("at most one of swap, explain, coexist and routes")
+		return errors.New("at most one of swap, explain, coexist, routes and rollout")
 	}
-	if c.Swap != nil || c.Explain != nil {
+	if c.Swap != nil || c.Explain != nil || c.Rollout != nil {
 		for i, s := range c.Steps {
 			if s.CreatePods != nil && (len(s.CreatePods.Groups) > 0 || s.CreatePods.ExpectPending) {
-				return fmt.Errorf("step %d: groups and expectPending are for plain cases, not swap or explain", i)
+				return fmt.Errorf("step %d: groups and expectPending are for plain cases, not swap, explain or rollout", i)
 			}
 		}
 	}
@@ -142,6 +142,9 @@ func (c *Case) validate() error {
 	}
 	if c.Explain != nil {
 		return c.validateExplain(vals, d)
+	}
+	if c.Rollout != nil {
+		return c.validateRollout(vals, d)
 	}
 	return nil
 }

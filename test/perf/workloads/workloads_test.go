@@ -26,7 +26,7 @@ func TestLoadEmbedded(t *testing.T) {
 	}
 	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
 		"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap", "explain",
-		"routes", "coexist", "coexist-memory"}
+		"rollout", "routes", "coexist", "coexist-memory"}
 	if len(names) != len(want) {
 		t.Fatalf("cases = %v, want %v", names, want)
 	}

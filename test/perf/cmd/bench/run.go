@@ -196,7 +196,7 @@ func (b *bench) runCase(ctx context.Context, c *workloads.Case, scheds []string,
 		return b.runRoutes(ctx, c)
 	}
 	reps, caseModes := max(1, b.o.repeat), modes
-	if c.Swap != nil || c.Explain != nil {
+	if c.Swap != nil || c.Explain != nil || c.Rollout != nil {
 		reps, caseModes = 1, []harness.Mode{""}
 	}
 	var total stats.Agreement
@@ -284,6 +284,10 @@ func (b *bench) runOne(ctx context.Context, c *workloads.Case, s, tag string, mo
 	case c.Explain != nil:
 		run, err := b.runner.RunExplain(ctx, c, vals, sched, name, max(1, b.o.repeat))
 		b.rep.Explains = append(b.rep.Explains, run)
+		return nil, err
+	case c.Rollout != nil:
+		run, err := b.runner.RunRollout(ctx, c, vals, sched, name, max(1, b.o.repeat))
+		b.rep.Rollouts = append(b.rep.Rollouts, run)
 		return nil, err
 	default:
 		run, err := b.runner.RunCase(ctx, c, vals, sched, name, mode, repeat)

@@ -1,0 +1,199 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
+)
+
+// Targets of the rollout case (issue 31): a shadow step running costs at
+// most 5% of the throughput and 30% more CPU per pod; a step change
+// pauses binding for less than GapTarget.
+const (
+	ShadowThroughputTarget = 0.95
+	ShadowCPUTarget        = 1.3
+	GapTargetMillis        = 100
+)
+
+// rolloutOf returns scheduler s's rollout run, nil without one.
+func (r *Report) rolloutOf(s string) *harness.RolloutRun {
+	for _, run := range r.Rollouts {
+		if run.Scheduler == s {
+			return run
+		}
+	}
+	return nil
+}
+
+// ShadowCost is the median over pairs of with/without: throughput, CPU per
+// pod bound (all of the operator's, the shadow's included), and the
+// shadow's own CPU seconds; n pairs had both runs.
+func ShadowCost(pairs []harness.ShadowPair) (throughput, cpu, shadowCPU float64, n int) {
+	var thr, cp, sh []float64
+	for _, p := range pairs {
+		if p.With == nil || p.Without == nil || p.With.Error != "" || p.Without.Error != "" ||
+			p.Without.Throughput.Average == 0 || p.Without.Bound == 0 || p.With.Bound == 0 || p.Without.CPUSeconds == 0 {
+			continue
+		}
+		thr = append(thr, stats.Ratio(p.With.Throughput.Average, p.Without.Throughput.Average))
+		cp = append(cp, stats.Ratio(cpuPerPod(p.With), cpuPerPod(p.Without)))
+		sh = append(sh, p.ShadowCPUSeconds)
+	}
+	if len(thr) == 0 {
+		return 0, 0, 0, 0
+	}
+	return median(thr), median(cp), median(sh), len(thr)
+}
+
+// median of xs (the lower middle one of an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+func (r *Report) writeRollout(b *strings.Builder) {
+	ours, up := r.rolloutOf(harness.Ours), r.rolloutOf(harness.Upstream)
+	if ours == nil {
+		return
+	}
+	b.WriteString("## Progressive rollout (rollout)\n\n")
+	b.WriteString("profile-scheduler only: upstream kube-scheduler has no rollout (a change is a restart, measured by the swap case); " +
+		"its throughput run of the same measured step is the reference of the shadow cost.\n\n")
+	if len(ours.ShadowPairs) > 0 {
+		b.WriteString("Shadow cost: the measured step's throughput run (pods created while the scheduler is stopped, then drained) " +
+			"without and with a shadow step running (a scoring change judging every pod the serving generation places, off the cycle), " +
+			"back to back. CPU per pod: all of the operator's CPU from the resume to the last bind, per pod bound; " +
+			"the shadow's: the share of the CPU profile's samples labelled work=shadow.\n\n")
+		b.WriteString("| pair | upstream pods/s | without pods/s | with pods/s | with/without | CPU ms per pod upstream / without / with | with/without | shadow CPU s | pods judged / skipped |\n")
+		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for i, p := range ours.ShadowPairs {
+			var base *harness.Run
+			if up != nil && i < len(up.Baselines) {
+				base = up.Baselines[i]
+			}
+			judged := "–"
+			if p.Shadow != nil {
+				judged = fmt.Sprintf("%d / %d", p.Shadow.Judged, p.Shadow.Skipped)
+			}
+			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s / %s / %s | %s | %.2f | %s |\n", i+1,
+				avg(base), avg(p.Without), avg(p.With), ratio(p.Without, p.With, func(r *harness.Run) float64 { return r.Throughput.Average }),
+				perPod(base), perPod(p.Without), perPod(p.With), ratio(p.Without, p.With, cpuPerPod), p.ShadowCPUSeconds, judged)
+		}
+		b.WriteString("\n")
+	}
+	if len(ours.Blast) > 0 {
+		b.WriteString("Blast radius: pods of two pools (nodeSelector) created at a steady rate; a change that excludes pool b " +
+			"(NodeAffinity addedAffinity) applied with one canary step (its analysis judged at the step's end), then at once over as long a window. " +
+			"Went pending: seen with PodScheduled=False (Unschedulable); bound by the bad generation: bound between the change and the rollback seen, " +
+			"with a canary only the pods its hash picks; pending at the end: after the load stopped and a drain.\n\n")
+		b.WriteString("| change | window s | pods / of pool b | went pending | bound by the bad generation | affected | pending at the end | bound twice | change→rolled back ms | rolled back→last pending pod bound ms | phase |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		for _, x := range ours.Blast {
+			what, back, rec := "at once", "–", "–"
+			if x.Percent > 0 {
+				what = fmt.Sprintf("canary %d%%", x.Percent)
+				back, rec = millisOrNone(x.ToRollbackMillis), millisOrNone(x.RecoveredMillis)
+			}
+			phase := x.Phase
+			if x.Error != "" {
+				phase += " (error: " + x.Error + ")"
+			}
+			bl := x.Blast
+			fmt.Fprintf(b, "| %s | %.1f | %d / %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", what, x.WindowSeconds, x.Created, x.PoolPods,
+				bl.WentPending, bl.BoundByBad, bl.Affected, bl.PendingAtEnd, bl.DoubleBound, back, rec, phase)
+		}
+		b.WriteString("\n")
+	}
+	if p := ours.Promote; p != nil {
+		if p.Phase != "Promoted" {
+			fmt.Fprintf(b, "The good change was not promoted: %s (%s).\n\n", p.Phase, p.Message)
+		}
+		fmt.Fprintf(b, "A good change (another scoring strategy) rolled out with %s under the same load: change→promoted %s ms, "+
+			"%d pods created, %d bound, %d lost, %d bound twice, longest time without a bind %.0f ms. At each change, the longest time without a bind "+
+			"from the last bind before it to the next change:\n\n", p.Steps, millisOrNone(p.ToPromotedMillis), p.Created, p.Bound, p.Lost, p.DoubleBound, p.LongestGapMillis)
+		b.WriteString("| change | at s | gap ms |\n|---|---:|---:|\n")
+		for _, c := range p.Changes {
+			fmt.Fprintf(b, "| %s | %.1f | %.0f |\n", c.What, c.AtSeconds, c.GapMillis)
+		}
+		b.WriteString("\n")
+		if p.Error != "" {
+			fmt.Fprintf(b, "- error: %s\n\n", p.Error)
+		}
+	}
+}
+
+func avg(r *harness.Run) string {
+	if r == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", r.Throughput.Average)
+}
+
+func perPod(r *harness.Run) string {
+	if r == nil || r.Bound == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", 1000*cpuPerPod(r))
+}
+
+func millisOrNone(ms float64) string {
+	if ms < 0 {
+		return "not seen"
+	}
+	return fmt.Sprintf("%.0f", ms)
+}
+
+// rolloutChecks are the rollout case's rows of the targets table.
+func (r *Report) rolloutChecks() []targetRow {
+	ours := r.rolloutOf(harness.Ours)
+	if ours == nil {
+		return nil
+	}
+	var out []targetRow
+	if thr, cpu, sh, n := ShadowCost(ours.ShadowPairs); n > 0 {
+		out = append(out,
+			targetRow{"rollout: throughput with a shadow step / without", fmt.Sprintf(">= %.2f", ShadowThroughputTarget), fmt.Sprintf("%.2f (%d pairs)", thr, n), thr >= ShadowThroughputTarget},
+			targetRow{"rollout: CPU per pod with a shadow step / without", fmt.Sprintf("<= %.1f", ShadowCPUTarget), fmt.Sprintf("%.2f", cpu), cpu <= ShadowCPUTarget},
+			targetRow{"rollout: the shadow's own CPU (work=shadow)", "reported", fmt.Sprintf("%.2f s", sh), true})
+	}
+	var canary, atOnce *harness.BlastRun
+	for _, x := range ours.Blast {
+		if x.Percent > 0 {
+			canary = x
+		} else {
+			atOnce = x
+		}
+	}
+	if canary != nil {
+		bl := canary.Blast
+		out = append(out,
+			targetRow{fmt.Sprintf("rollout: bad change with canary %d%% rolled back", canary.Percent), "RolledBack",
+				fmt.Sprintf("%s after %s ms", canary.Phase, millisOrNone(canary.ToRollbackMillis)), canary.Phase == "RolledBack" && canary.Error == ""},
+			targetRow{"rollout: pods gone pending outside the canary's share", "0", fmt.Sprint(bl.OutsideCanary), bl.OutsideCanary == 0},
+			targetRow{"rollout: canary's pods pending at the end / bound twice", "0 / 0", fmt.Sprintf("%d / %d", bl.PendingAtEnd, bl.DoubleBound), bl.PendingAtEnd == 0 && bl.DoubleBound == 0})
+		if atOnce != nil {
+			out = append(out, targetRow{"rollout: pods affected by the bad change, canary / at once", "canary fewer",
+				fmt.Sprintf("%d / %d (went pending %d / %d)", bl.Affected, atOnce.Blast.Affected, bl.WentPending, atOnce.Blast.WentPending),
+				atOnce.Error == "" && bl.WentPending < atOnce.Blast.WentPending})
+		}
+	}
+	if p := ours.Promote; p != nil {
+		gap := 0.0
+		for _, c := range p.Changes {
+			gap = max(gap, c.GapMillis)
+		}
+		promoted := fmt.Sprintf("%s after %s ms (%s)", p.Phase, millisOrNone(p.ToPromotedMillis), p.Steps)
+		if p.Phase != "Promoted" {
+			promoted = fmt.Sprintf("%s (%s): %s", p.Phase, p.Steps, p.Message)
+		}
+		out = append(out,
+			targetRow{"rollout: good change promoted", "Promoted", promoted, p.Phase == "Promoted"},
+			targetRow{"rollout: good change pods lost / bound twice", "0 / 0", fmt.Sprintf("%d / %d", p.Lost, p.DoubleBound), p.Lost == 0 && p.DoubleBound == 0 && len(p.Overcommitted) == 0 && p.Error == ""},
+			targetRow{"rollout: longest no-bind gap at a step change", fmt.Sprintf("< %d ms", GapTargetMillis), fmt.Sprintf("%.0f ms", gap), len(p.Changes) > 0 && gap < GapTargetMillis})
+	}
+	return out
+}

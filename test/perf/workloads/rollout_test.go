@@ -1,0 +1,67 @@
+package workloads
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func TestRolloutCase(t *testing.T) {
+	c := embeddedCase(t, "rollout")
+	for _, scale := range []string{ScaleDefault, "small"} {
+		vals, err := c.Values(scale, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := c.Rollout.Values(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Step != MinStepSeconds*time.Second || v.CanaryPercent != 10 || v.PromotePercent != 50 {
+			t.Errorf("%s: step %s, canary %d%%, promote canary %d%%; want the shortest step, 10%% and 50%%", scale, v.Step, v.CanaryPercent, v.PromotePercent)
+		}
+		// The load of the longest part (two steps and the time after)
+		// fits one pool's half of the pods: 40 pods of 100m per node.
+		perPool := float64(v.Rate) / 2 * (2*v.Step + v.After + 10*time.Second).Seconds()
+		if perPool > float64(40*v.PoolNodes) {
+			t.Errorf("%s: %.0f pods per pool do not fit %d nodes", scale, perPool, v.PoolNodes)
+		}
+	}
+}
+
+func TestRolloutValidation(t *testing.T) {
+	base := "name: x\nparams: {rate: 5, nodes: 3}\nprofile: {}\ntimeoutSeconds: 10\nsteps:\n" +
+		"- createNodes: {count: $nodes, prefix: node, template: node-default.yaml}\n" +
+		"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $rate}\n" +
+		"rollout:\n  nodeTemplate: node-default.yaml\n  podTemplate: pod-default.yaml\n" +
+		"  shadowChange: {}\n  goodChange: {}\n  badChange: {}\n  poolNodes: 2\n  rate: 5\n  canaryPercent: 10\n  promotePercent: 50\n" +
+		"  minSamples: 1\n  warmupMillis: 0\n  afterSeconds: 1\n  drainSeconds: 5\n"
+	for _, tc := range []struct{ extra, wantErr string }{
+		{"  stepSeconds: 10\n", ""},
+		{"  stepSeconds: 5\n", "rollout.stepSeconds must be 10 to 86400"},
+		{"  stepSeconds: $step\n", "rollout.stepSeconds: unknown parameter $step"},
+		{"  stepSeconds: 10\n  nodeTemplate: nope.yaml\n", "nodeTemplate"},
+	} {
+		doc := base + tc.extra
+		if strings.Contains(tc.extra, "nodeTemplate") {
+			doc = strings.Replace(base, "  nodeTemplate: node-default.yaml\n", "", 1) + tc.extra
+		}
+		fsys := fstest.MapFS{"x.yaml": {Data: []byte(doc)}}
+		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
+			b, err := fs.ReadFile(Embedded, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys[f] = &fstest.MapFile{Data: b}
+		}
+		_, err := Load(fsys)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.extra, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: error %v, want one saying %q", tc.extra, err, tc.wantErr)
+		}
+	}
+}
