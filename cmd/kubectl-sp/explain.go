@@ -85,7 +85,7 @@ func (o *explainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.file != "" {
-		draft, _, err := o.draft()
+		draft, err := o.draft()
 		if err != nil {
 			return err
 		}

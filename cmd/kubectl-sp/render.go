@@ -139,9 +139,9 @@ func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	}
 	groups := ""
 	if res.PendingGroups > 0 {
-		groups = fmt.Sprintf(" and %d of %d pod groups (all or nothing)", res.PlacedGroups, res.PendingGroups)
+		groups = fmt.Sprintf(" and %d of %s (all or nothing)", res.PlacedGroups, plural(int(res.PendingGroups), "pod group"))
 	}
-	fmt.Fprintf(w, "%d of %d pending pods%s would be placed (%s, %d nodes)\n", res.Placed, res.PendingPods, groups, profileLine(sr), sr.Status.SnapshotNodes)
+	fmt.Fprintf(w, "%d of %s%s would be placed (%s, %s)\n", res.Placed, plural(int(res.PendingPods), "pending pod"), groups, profileLine(sr), plural(int(sr.Status.SnapshotNodes), "node"))
 	if len(res.Pods) == 0 {
 		return nil
 	}

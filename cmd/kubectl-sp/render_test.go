@@ -137,6 +137,21 @@ ns/b   <none>   0/6 nodes are available: 6 Insufficient cpu.
 	}
 }
 
+func TestRenderWhatIfOne(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		Profile: "batch", ProfileGeneration: 1, SchedulerName: "batch", SnapshotNodes: 1,
+		WhatIf: &v1alpha1.WhatIfResult{PendingPods: 1, PendingGroups: 1},
+	}}
+	var out bytes.Buffer
+	if err := renderWhatIf(&out, sr); err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 1 pending pod and 0 of 1 pod group (all or nothing) would be placed (batch (generation 1, schedulerName batch), 1 node)\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 func TestFlagsAndExitErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

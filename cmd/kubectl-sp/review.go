@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -85,9 +86,9 @@ func (o *reviewOptions) validate() error {
 	return nil
 }
 
-// draft reads the draft profile of -f: a SchedulerProfile manifest, or a
-// bare spec. It returns the spec and the manifest's name.
-func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, string, error) {
+// draft reads the draft profile of -f: a SchedulerProfile manifest, whose
+// schedulerName defaults to its name as a profile's does, or a bare spec.
+func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, error) {
 	var data []byte
 	var err error
 	if o.file == "-" {
@@ -96,28 +97,36 @@ func (o *reviewOptions) draft() (*v1alpha1.SchedulerProfileSpec, string, error) 
 		data, err = os.ReadFile(o.file)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("reading the draft profile: %w", err)
+		return nil, fmt.Errorf("reading the draft profile: %w", err)
 	}
 	var head metav1.TypeMeta
 	if err := yaml.Unmarshal(data, &head); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", o.file, err)
+		return nil, fmt.Errorf("%s: %w", o.file, err)
 	}
 	if head.Kind == "" && head.APIVersion == "" {
 		spec := &v1alpha1.SchedulerProfileSpec{}
 		if err := yaml.UnmarshalStrict(data, spec); err != nil {
-			return nil, "", fmt.Errorf("%s: not a SchedulerProfile spec: %w", o.file, err)
+			return nil, fmt.Errorf("%s: not a SchedulerProfile spec: %w", o.file, err)
 		}
-		return spec, "", nil
+		return spec, nil
+	}
+	if err := checkKind(o.file, head, v1alpha1.GroupVersion.WithKind("SchedulerProfile")); err != nil {
+		return nil, err
 	}
 	obj, gvk, err := strictCodecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", o.file, err)
+		return nil, fmt.Errorf("%s: %w", o.file, err)
 	}
 	sp, ok := obj.(*v1alpha1.SchedulerProfile)
 	if !ok {
-		return nil, "", fmt.Errorf("%s: want a SchedulerProfile (%s), got %s", o.file, v1alpha1.GroupVersion, gvk)
+		return nil, fmt.Errorf("%s: want a SchedulerProfile (%s), got %s", o.file, v1alpha1.GroupVersion, gvk)
 	}
-	return &sp.Spec, sp.Name, nil
+	// As for a SchedulerProfile applied, schedulerName defaults to the
+	// name.
+	if sp.Spec.SchedulerName == nil && sp.Name != "" {
+		sp.Spec.SchedulerName = &sp.Name
+	}
+	return &sp.Spec, nil
 }
 
 // ask creates a review with spec, waits for its answer, prints it with
@@ -173,4 +182,16 @@ func (o *reviewOptions) ask(ctx context.Context, spec v1alpha1.SchedulingReviewS
 		return printTable(sr)
 	}
 	return nil
+}
+
+// checkKind refuses a manifest of another kind, group or version than
+// want, naming both: the scheme's own error ("no kind "Pod" is registered
+// for version "v1" in scheme ...") names the scheme, not what was asked
+// for. A manifest without apiVersion or kind is left to the decoder.
+func checkKind(file string, head metav1.TypeMeta, want schema.GroupVersionKind) error {
+	if head.APIVersion == "" || head.Kind == "" || schema.FromAPIVersionAndKind(head.APIVersion, head.Kind) == want {
+		return nil
+	}
+	return fmt.Errorf("%s: want kind %s of apiVersion %s, not kind %s of apiVersion %s",
+		file, want.Kind, want.GroupVersion().String(), head.Kind, head.APIVersion)
 }

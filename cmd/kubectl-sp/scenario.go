@@ -12,9 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/yaml"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
@@ -104,6 +106,15 @@ func (o *scenarioOptions) scenario(stdin io.Reader) (*v1alpha1.ReviewScenario, e
 	return sc, nil
 }
 
+// checkManifestKind is checkKind of the apiVersion and kind data declares.
+func checkManifestKind(file string, data []byte, want schema.GroupVersionKind) error {
+	var head metav1.TypeMeta
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return checkKind(file, head, want)
+}
+
 // isManifest says whether a node argument names a file.
 func isManifest(arg string) bool {
 	for _, ext := range []string{".yaml", ".yml", ".json"} {
@@ -122,6 +133,9 @@ func nodeShape(arg string) (v1alpha1.NodeShape, error) {
 	}
 	data, err := os.ReadFile(arg)
 	if err != nil {
+		return v1alpha1.NodeShape{}, err
+	}
+	if err := checkManifestKind(arg, data, corev1.SchemeGroupVersion.WithKind("Node")); err != nil {
 		return v1alpha1.NodeShape{}, err
 	}
 	obj, gvk, err := coreCodecs.UniversalDeserializer().Decode(data, nil, &corev1.Node{})
@@ -150,6 +164,9 @@ func podTemplate(file string, stdin io.Reader) (*v1alpha1.ReviewPodTemplate, err
 		data, err = os.ReadFile(file)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := checkManifestKind(file, data, corev1.SchemeGroupVersion.WithKind("Pod")); err != nil {
 		return nil, err
 	}
 	obj, gvk, err := coreCodecs.UniversalDeserializer().Decode(data, nil, &corev1.Pod{})

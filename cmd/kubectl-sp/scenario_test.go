@@ -43,6 +43,11 @@ spec:
 		t.Fatal(err)
 	}
 
+	deployment := filepath.Join(dir, "deployment.yaml")
+	if err := os.WriteFile(deployment, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	t.Run("every flag", func(t *testing.T) {
 		g := NewWithT(t)
 		o := &scenarioOptions{addNodes: []string{"node-a=3", nodeFile + "=2"}, drain: "pool=old,zone notin (z1)", pods: podFile, replicas: 40, minNodes: nodeFile, max: 50, reportBy: "pool"}
@@ -81,7 +86,9 @@ spec:
 		{"bad selector", scenarioOptions{drain: "pool in (a"}, `--drain "pool in (a"`},
 		{"missing file", scenarioOptions{minNodes: filepath.Join(dir, "nope.yaml")}, "--min-nodes: open"},
 		{"unknown field", scenarioOptions{pods: badPod, replicas: 1}, `unknown field "spec.containerz"`},
-		{"not a pod", scenarioOptions{pods: nodeFile, replicas: 1}, "want a Pod"},
+		{"not a pod", scenarioOptions{pods: nodeFile, replicas: 1}, "want kind Pod of apiVersion v1, not kind Node of apiVersion v1"},
+		{"a deployment", scenarioOptions{pods: deployment, replicas: 1}, "want kind Pod of apiVersion v1, not kind Deployment of apiVersion apps/v1"},
+		{"a pod for a node", scenarioOptions{addNodes: []string{podFile + "=1"}}, "want kind Node of apiVersion v1, not kind Pod of apiVersion v1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
