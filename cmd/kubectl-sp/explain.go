@@ -92,7 +92,7 @@ func (o *explainOptions) Run(ctx context.Context) error {
 		spec.ProfileSpec = draft
 	}
 	return o.ask(ctx, spec, "explain-", func(sr *v1alpha1.SchedulingReview) error {
-		return renderExplain(o.streams.Out, sr)
+		return renderExplain(o.streams.Out, sr, o.wide)
 	})
 }
 

@@ -193,7 +193,9 @@ func drainWarning(selector string, sr *v1alpha1.SchedulingReview) string {
 // renderScenario prints a scenario's answer: the summary line, the
 // minimize answer, the allocated shares per pool, and the unplaced pods
 // with their reasons.
-func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+//
+// wide adds the evicted pods' nodes and the placed pods of the namespace.
+func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview, wide bool) error {
 	res := sr.Status.Scenario
 	if res == nil {
 		return fmt.Errorf("review %s/%s has no scenario result", sr.Namespace, sr.Name)
@@ -237,9 +239,28 @@ func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	if len(res.Unplaced) > 0 {
 		fmt.Fprintln(w)
 		tw := printers.GetNewTabWriter(w)
-		fmt.Fprintln(tw, "UNPLACED POD\tSOURCE\tREASON")
+		if wide {
+			fmt.Fprintln(tw, "UNPLACED POD\tSOURCE\tFROM NODE\tREASON")
+		} else {
+			fmt.Fprintln(tw, "UNPLACED POD\tSOURCE\tREASON")
+		}
 		for _, p := range res.Unplaced {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, p.Source, p.Message)
+			if wide {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Pod, p.Source, orNone(p.FromNode), p.Message)
+			} else {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, p.Source, p.Message)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if wide && len(res.PlacedPods) > 0 {
+		fmt.Fprintln(w)
+		tw := printers.GetNewTabWriter(w)
+		fmt.Fprintln(tw, "PLACED POD\tSOURCE\tFROM NODE\tNODE")
+		for _, p := range res.PlacedPods {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Pod, p.Source, orNone(p.FromNode), p.Node)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -105,8 +105,8 @@ func (o *whatIfOptions) Run(ctx context.Context) error {
 			if warning := drainWarning(o.capacity.drain, sr); warning != "" {
 				fmt.Fprintln(o.streams.ErrOut, warning)
 			}
-			return renderScenario(o.streams.Out, sr)
+			return renderScenario(o.streams.Out, sr, o.wide)
 		}
-		return renderWhatIf(o.streams.Out, sr)
+		return renderWhatIf(o.streams.Out, sr, o.wide)
 	})
 }
