@@ -3,8 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	goruntime "runtime"
