@@ -43,16 +43,9 @@ func NewCommand(opts ...Option) *cobra.Command {
 	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
 	o := &options{}
 	cmd := &cobra.Command{
-		Use:   filepath.Base(os.Args[0]),
-		Short: "Run SchedulerProfiles and ExtenderConfigs as live profiles of an in-process scheduler",
-		Long: `Run the profile-scheduler operator: the SchedulerProfile and ExtenderConfig
-controllers and the in-process scheduler they drive, with the upstream
-kube-scheduler plugins and any out-of-tree plugins this binary was built with.
-
-With --local (in a binary that imports package app/local, as make run's does)
-it first starts a throw-away control plane of its own (etcd and kube-apiserver
-from --local-assets), installs the CRDs, creates a few nodes, applies the
-sample profiles and runs against it until interrupted.`,
+		Use:           filepath.Base(os.Args[0]),
+		Short:         "Run SchedulerProfiles and ExtenderConfigs as live profiles of an in-process scheduler",
+		Long:          longHelp(),
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -86,6 +79,22 @@ sample profiles and runs against it until interrupted.`,
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, nfs, cols)
 	return cmd
+}
+
+// longHelp is the command's description; local mode is described only in
+// a binary that has it.
+func longHelp() string {
+	help := `Run the profile-scheduler operator: the SchedulerProfile and ExtenderConfig
+controllers and the in-process scheduler they drive, with the upstream
+kube-scheduler plugins and any out-of-tree plugins this binary was built with.`
+	if localModeRegistered() {
+		help += `
+
+With --local it first starts a throw-away control plane of its own (etcd and
+kube-apiserver from --local-assets), installs the CRDs, creates a few nodes,
+applies the sample profiles and runs against it until interrupted.`
+	}
+	return help
 }
 
 // Main runs NewCommand(opts...) on the process's arguments and exits: with

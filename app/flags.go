@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/pflag"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -42,7 +43,7 @@ type options struct {
 }
 
 // flags binds the options to the command's flags, grouped by concern as
-// kube-scheduler groups its own; -h prints them section by section.
+// kube-scheduler groups its own; -h prints them section by section. Local mode's flags are those of a binary built with it.
 func (o *options) flags(name string) cliflag.NamedFlagSets {
 	d := operator.Defaults()
 	o.Options = d
@@ -58,7 +59,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.IntVar(&o.Parallelism, "parallelism", d.Parallelism, "Goroutines used to filter and score nodes.")
 	fs.DurationVar(&o.PodInitialBackoff, "pod-initial-backoff", d.PodInitialBackoff, "Back-off of a pod after its first failed attempt.")
 	fs.DurationVar(&o.PodMaxBackoff, "pod-max-backoff", d.PodMaxBackoff, "Largest back-off of a pod.")
-	fs.BoolVar(&o.BindCheck, "bind-check", d.BindCheck, "Check each pod against its node just before binding it, with the pods any scheduler bound since the pod's cycle; a pod that no longer fits is scheduled again instead of overcommitting the node (see \"Running beside kube-scheduler\" in the README).")
+	fs.BoolVar(&o.BindCheck, "bind-check", d.BindCheck, "Check each pod against its node just before binding it, with the pods any scheduler bound since the pod's cycle; a pod that no longer fits is scheduled again instead of overcommitting the node (see docs/sharing-nodes.md).")
 	fs.BoolVar(&o.BindArbiter, "bind-arbiter", false, "Serve the bind arbiter on the webhook server (needs --enable-webhook): every scheduler's binds, routed to it by a ValidatingWebhookConfiguration on pods/binding (the chart's bindArbiter.enabled), are admitted only while their node has room. Fails open. See docs on sharing nodes.")
 	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
 	fs.StringVar(&o.RoutesPolicyName, "routes-policy-name", routing.PolicyName, "MutatingAdmissionPolicy and binding, of this one name, that carry the ProfileRoutes. The installer creates them (the chart names them <fullname>-routes); the operator only updates them, and reports a route as AdmissionPolicyMissing while they do not exist.")
@@ -92,16 +93,30 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.StringVar(&o.webhook.ServiceNamespace, "webhook-service-namespace", "", "Namespace of that Service (default: the pod's namespace).")
 	fs.StringVar(&o.webhook.ConfigurationName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
 
-	fs = nfs.FlagSet("local mode")
-	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from --local-assets), install the CRDs, create nodes, apply the sample profiles and run against it. Only in a binary that imports package app/local (make run builds one; the operator's image does not); the CRDs and samples travel inside the binary, so it works from any module.")
-	fs.StringVar(&o.localDir, "local-dir", ".local", "Directory for local mode's admin kubeconfig, relative to the root of the module run from (the directory holding go.mod), or to the working directory.")
-	fs.StringVar(&o.localAssets, "local-assets", "", "Directory holding etcd, kube-apiserver and kubectl for local mode (default: $KUBEBUILDER_ASSETS, else bin/k8s under the module's root). In this repository `make envtest-assets` builds them; the error of a missing binary says how to build them elsewhere.")
+	if localModeRegistered() {
+		o.localFlags(nfs.FlagSet("local mode"))
+	}
 
 	utilfeature.DefaultMutableFeatureGate.AddFlag(nfs.FlagSet("feature gate"))
 	logsapi.AddFlags(o.logs, nfs.FlagSet("logs"))
 
 	fs = nfs.FlagSet("global")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and the upstream scheduler version it embeds, then exit.")
+	if !localModeRegistered() {
+		// A binary without local mode (the image's) keeps --local, hidden,
+		// so that it says what the binary lacks; local mode's other flags
+		// are not this binary's and are not shown.
+		fs.BoolVar(&o.local, "local", false, "Local mode, which this binary was built without.")
+		_ = fs.MarkHidden("local")
+	}
 	globalflag.AddGlobalFlags(fs, name, logs.SkipLoggingConfigurationFlags())
 	return nfs
+}
+
+// localFlags are local mode's flags, in a binary that has it (one that
+// imports package app/local).
+func (o *options) localFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.local, "local", false, "Start a local control plane (etcd and kube-apiserver from --local-assets), install the CRDs, create nodes, apply the sample profiles and run against it. Only in a binary that imports package app/local (make run builds one; the operator's image does not); the CRDs and samples travel inside the binary, so it works from any module.")
+	fs.StringVar(&o.localDir, "local-dir", ".local", "Directory for local mode's admin kubeconfig, relative to the root of the module run from (the directory holding go.mod), or to the working directory.")
+	fs.StringVar(&o.localAssets, "local-assets", "", "Directory holding etcd, kube-apiserver and kubectl for local mode (default: $KUBEBUILDER_ASSETS, else bin/k8s under the module's root). In this repository, make envtest-assets builds them; the error of a missing binary says how to build them elsewhere.")
 }

@@ -2,7 +2,9 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	goruntime "runtime"
@@ -89,6 +91,7 @@ func TestCommandLogsJSON(t *testing.T) {
 // klog's legacy ones.
 func TestCommandHelpSections(t *testing.T) {
 	g := NewWithT(t)
+	withLocalMode(t)
 	cmd := NewCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
@@ -116,6 +119,7 @@ func TestCommandHelpSections(t *testing.T) {
 // legacy flags are refused.
 func TestCommandFlagNames(t *testing.T) {
 	g := NewWithT(t)
+	withLocalMode(t)
 	cmd := NewCommand()
 	for _, name := range []string{
 		"kubeconfig", "local", "local-dir", "leader-elect", "leader-elect-id", "leader-elect-namespace",
@@ -171,4 +175,39 @@ func TestContentionProfiling(t *testing.T) {
 	<-done
 	g.Expect(pprof.Lookup("mutex").Count()).To(BeNumerically(">", mutexes))
 	g.Expect(pprof.Lookup("block").Count()).To(BeNumerically(">", blocks))
+}
+
+// withLocalMode makes the command one of a binary with local mode (as
+// make run's, which imports package app/local) for the test.
+func withLocalMode(t *testing.T) {
+	localMode.Lock()
+	saved := localMode.start
+	localMode.Unlock()
+	RegisterLocalMode(func(context.Context, LocalOptions) (*LocalControlPlane, error) {
+		return nil, errors.New("no local mode in this test")
+	})
+	t.Cleanup(func() { RegisterLocalMode(saved) })
+}
+
+// TestHelpWithoutLocalMode: the image's binary, built without package
+// app/local, shows no local-mode flag in -h; --local is kept, hidden, to
+// say what the binary lacks (TestLocalNeedsLocalMode).
+func TestHelpWithoutLocalMode(t *testing.T) {
+	g := NewWithT(t)
+	localMode.Lock()
+	saved := localMode.start
+	localMode.start = nil
+	localMode.Unlock()
+	t.Cleanup(func() { RegisterLocalMode(saved) })
+
+	cmd := NewCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"-h"})
+	g.Expect(cmd.Execute()).To(Succeed())
+	for _, absent := range []string{"--local", "Local mode", "local-assets", "local-dir", "envtest-assets"} {
+		g.Expect(out.String()).NotTo(ContainSubstring(absent))
+	}
+	g.Expect(cmd.Flags().Lookup("local-assets")).To(BeNil())
+	g.Expect(cmd.Flags().Lookup("local").Hidden).To(BeTrue())
 }

@@ -46,6 +46,13 @@ func RegisterLocalMode(start func(context.Context, LocalOptions) (*LocalControlP
 // errNoLocalMode is --local's error in a binary built without local mode.
 var errNoLocalMode = errors.New("--local: this binary was built without local mode; its main package must import github.com/profile-scheduler/profile-scheduler/app/local (`make run` builds one that does; the operator's image does not)")
 
+// localModeRegistered reports whether this binary has local mode.
+func localModeRegistered() bool {
+	localMode.Lock()
+	defer localMode.Unlock()
+	return localMode.start != nil
+}
+
 // startLocal starts local mode's control plane.
 func startLocal(ctx context.Context, o LocalOptions) (*LocalControlPlane, error) {
 	localMode.Lock()

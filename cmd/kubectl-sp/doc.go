@@ -2,9 +2,9 @@
 // pod would go and why, through SchedulingReview objects, and which profile
 // a new pod would be routed to:
 //
-//	kubectl sp explain POD | podgroup/NAME [-n NS] [--profile NAME | -f draft.yaml] [-o table|yaml|json|name|jsonpath=...|go-template=...]
+//	kubectl sp explain POD | podgroup/NAME [-n NS] [--profile NAME | -f draft.yaml] [-o table|wide|yaml|json|name|jsonpath=...|go-template=...]
 //	kubectl sp what-if -f draft.yaml | --profile NAME [--scheduler-name NAME] [--add-nodes NODE=COUNT] [--drain SELECTOR] [--pods pod.yaml --replicas N] [--min-nodes NODE --max N] [--report-by LABEL] [-o ...]
-//	kubectl sp route [-n NS] [-l key=value,...] [--scheduler-name NAME] [--operator-namespace NS]
+//	kubectl sp route [-n NS | -A] [-l SELECTOR] [-o wide] [--scheduler-name NAME] [--operator-namespace NS]
 //
 // explain and what-if create a review in the namespace, wait until the
 // operator answered it, print the answer and delete the review. route reads

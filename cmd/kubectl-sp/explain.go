@@ -85,14 +85,14 @@ func (o *explainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.file != "" {
-		draft, _, err := o.draft()
+		draft, err := o.draft()
 		if err != nil {
 			return err
 		}
 		spec.ProfileSpec = draft
 	}
 	return o.ask(ctx, spec, "explain-", func(sr *v1alpha1.SchedulingReview) error {
-		return renderExplain(o.streams.Out, sr)
+		return renderExplain(o.streams.Out, sr, o.wide)
 	})
 }
 

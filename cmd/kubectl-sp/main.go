@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -12,7 +15,15 @@ import (
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	cmd := newRootCommand(streams)
-	if err := cmd.Execute(); err != nil {
+	// Ctrl-C, or a terminal or job control ending the command, cancels
+	// the context: a review being waited for is deleted on the way out. A
+	// second signal, once the first cancelled, ends the command at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	if err := cmd.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(streams.ErrOut, "error:", err)
 		os.Exit(1)
 	}
@@ -27,7 +38,8 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl sp asks profile-scheduler, through a SchedulingReview, what its
 scheduling cycle would decide: for one pod (explain) or for every pending pod
 of a schedulerName under a draft profile (what-if). Nothing is changed: the
-review runs on a snapshot, and is deleted once printed.
+review runs on a snapshot, and is deleted once answered. route tells which
+ProfileRoute and profile a new pod of a namespace would get.
 
 rollout watches the progressive rollout of a profile (status) and steers it
 (promote, abort, pause, resume) through the annotations the operator acts on.`,

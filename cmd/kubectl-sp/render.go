@@ -27,8 +27,9 @@ func profileLine(sr *v1alpha1.SchedulingReview) string {
 // renderExplain prints an explain answer: a summary, then one row per node
 // (the listed feasible nodes in rank order, the winner marked *, then the
 // rejected ones with the plugin and reason), with each score plugin's
-// weighted score and the total.
-func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+// weighted score and the total; wide (-o wide) adds each plugin's raw
+// score, before NormalizeScore and the weight, in parentheses.
+func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview, wide bool) error {
 	if sr.Status.Group != nil {
 		return renderGroup(w, sr)
 	}
@@ -83,7 +84,11 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 
 	var plugins []string
 	for _, col := range res.Scores {
-		plugins = append(plugins, col.Plugin)
+		name := col.Plugin
+		if wide && len(col.Raw) > 0 {
+			name += " (RAW)"
+		}
+		plugins = append(plugins, name)
 	}
 	tw := printers.GetNewTabWriter(w)
 	header := append([]string{"NODE", "FILTER"}, plugins...)
@@ -99,7 +104,11 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 		row := []string{name, "passed"}
 		for _, col := range res.Scores {
 			if i < len(col.Weighted) {
-				row = append(row, strconv.FormatInt(col.Weighted[i], 10))
+				cell := strconv.FormatInt(col.Weighted[i], 10)
+				if wide && i < len(col.Raw) {
+					cell += " (" + strconv.FormatInt(col.Raw[i], 10) + ")"
+				}
+				row = append(row, cell)
 			} else {
 				row = append(row, "-")
 			}
@@ -131,29 +140,38 @@ func renderExplain(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 }
 
 // renderWhatIf prints a what-if answer: how many pending pods would be
-// placed, then where each pod of the namespace would go, or why not.
-func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+// placed, then where each pod of the namespace would go, or why not; wide
+// adds the pod group each pod is placed with.
+func renderWhatIf(w io.Writer, sr *v1alpha1.SchedulingReview, wide bool) error {
 	res := sr.Status.WhatIf
 	if res == nil {
 		return fmt.Errorf("review %s/%s has no what-if result", sr.Namespace, sr.Name)
 	}
 	groups := ""
 	if res.PendingGroups > 0 {
-		groups = fmt.Sprintf(" and %d of %d pod groups (all or nothing)", res.PlacedGroups, res.PendingGroups)
+		groups = fmt.Sprintf(" and %d of %s (all or nothing)", res.PlacedGroups, plural(int(res.PendingGroups), "pod group"))
 	}
-	fmt.Fprintf(w, "%d of %d pending pods%s would be placed (%s, %d nodes)\n", res.Placed, res.PendingPods, groups, profileLine(sr), sr.Status.SnapshotNodes)
+	fmt.Fprintf(w, "%d of %s%s would be placed (%s, %s)\n", res.Placed, plural(int(res.PendingPods), "pending pod"), groups, profileLine(sr), plural(int(sr.Status.SnapshotNodes), "node"))
 	if len(res.Pods) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
 	tw := printers.GetNewTabWriter(w)
-	fmt.Fprintln(tw, "POD\tNODE\tREASON")
+	if wide {
+		fmt.Fprintln(tw, "POD\tNODE\tPODGROUP\tREASON")
+	} else {
+		fmt.Fprintln(tw, "POD\tNODE\tREASON")
+	}
 	for _, p := range res.Pods {
 		node := p.Node
 		if node == "" {
 			node = "<none>"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, node, p.Message)
+		if wide {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Pod, node, orNone(p.PodGroup), p.Message)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, node, p.Message)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -241,6 +259,14 @@ func victims(p *v1alpha1.PreemptionResult) string {
 		out = append(out, plural(n, "pod")+" of other namespaces")
 	}
 	return strings.Join(out, ", ")
+}
+
+// orNone is s, or <none> when it is empty, as kubectl prints an empty cell.
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
 }
 
 // plural is "1 noun" or "n nouns".

@@ -36,7 +36,7 @@ func TestRenderExplain(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	if err := renderExplain(&out, sr); err != nil {
+	if err := renderExplain(&out, sr, false); err != nil {
 		t.Fatal(err)
 	}
 	want := `Pod:       default/web
@@ -57,6 +57,30 @@ node-5     NodeResourcesFit: Insufficient cpu   -                  -            
 	}
 }
 
+func TestRenderExplainWide(t *testing.T) {
+	fit := v1alpha1.PluginScores{Plugin: "NodeResourcesFit", Weight: 2, Raw: []int64{35, 12}, Normalized: []int64{50, 20}, Weighted: []int64{100, 40}}
+	ext := v1alpha1.PluginScores{Plugin: "http://gpu/scheduler", Extender: true, Weight: 5, Weighted: []int64{50, 50}}
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		Profile: "bin-packing", ProfileGeneration: 1, SchedulerName: "bin-packing", SnapshotNodes: 2,
+		Result: &v1alpha1.PodReviewResult{
+			Pod: "default/web", SelectedNode: "node-2", FeasibleNodes: 2,
+			Nodes:  []v1alpha1.NodeScore{{Node: "node-2", Rank: 1, TotalScore: 150}, {Node: "node-1", Rank: 2, TotalScore: 90}},
+			Scores: []v1alpha1.PluginScores{fit, ext},
+		},
+	}}
+	var out bytes.Buffer
+	if err := renderExplain(&out, sr, true); err != nil {
+		t.Fatal(err)
+	}
+	want := `NODE       FILTER   NodeResourcesFit (RAW)   http://gpu/scheduler   TOTAL
+node-2 *   passed   100 (35)                 50                     150
+node-1     passed   40 (12)                  50                     90
+`
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", out.String(), want)
+	}
+}
+
 func TestRenderExplainUnschedulable(t *testing.T) {
 	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
 		Draft: true, SchedulerName: "draft", SnapshotNodes: 2,
@@ -72,7 +96,7 @@ func TestRenderExplainUnschedulable(t *testing.T) {
 		},
 	}}
 	var out bytes.Buffer
-	if err := renderExplain(&out, sr); err != nil {
+	if err := renderExplain(&out, sr, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
@@ -105,7 +129,7 @@ func TestRenderExplainTie(t *testing.T) {
 		},
 	}}
 	var out bytes.Buffer
-	if err := renderExplain(&out, sr); err != nil {
+	if err := renderExplain(&out, sr, false); err != nil {
 		t.Fatal(err)
 	}
 	if want := "Result:    a, tied with b, 1 more: the scheduler picks one of them at random\n"; !strings.Contains(out.String(), want) {
@@ -122,7 +146,7 @@ func TestRenderWhatIf(t *testing.T) {
 		}},
 	}}
 	var out bytes.Buffer
-	if err := renderWhatIf(&out, sr); err != nil {
+	if err := renderWhatIf(&out, sr, false); err != nil {
 		t.Fatal(err)
 	}
 	want := `2 of 4 pending pods would be placed (draft (schedulerName bin-packing), 6 nodes)
@@ -137,13 +161,51 @@ ns/b   <none>   0/6 nodes are available: 6 Insufficient cpu.
 	}
 }
 
+func TestRenderWhatIfWide(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		Profile: "batch", ProfileGeneration: 1, SchedulerName: "batch", SnapshotNodes: 6,
+		WhatIf: &v1alpha1.WhatIfResult{PendingPods: 2, Placed: 2, PendingGroups: 1, PlacedGroups: 1, Pods: []v1alpha1.WhatIfPod{
+			{Pod: "ns/w-0", Node: "node-1", PodGroup: "workers"},
+			{Pod: "ns/solo", Node: "node-2"},
+		}},
+	}}
+	var out bytes.Buffer
+	if err := renderWhatIf(&out, sr, true); err != nil {
+		t.Fatal(err)
+	}
+	want := `POD       NODE     PODGROUP   REASON
+ns/w-0    node-1   workers    
+ns/solo   node-2   <none>     
+`
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", out.String(), want)
+	}
+}
+
+func TestRenderWhatIfOne(t *testing.T) {
+	sr := &v1alpha1.SchedulingReview{Status: v1alpha1.SchedulingReviewStatus{
+		Profile: "batch", ProfileGeneration: 1, SchedulerName: "batch", SnapshotNodes: 1,
+		WhatIf: &v1alpha1.WhatIfResult{PendingPods: 1, PendingGroups: 1},
+	}}
+	var out bytes.Buffer
+	if err := renderWhatIf(&out, sr, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 1 pending pod and 0 of 1 pod group (all or nothing) would be placed (batch (generation 1, schedulerName batch), 1 node)\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 func TestFlagsAndExitErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"explain"}, "explain takes exactly one pod name"},
-		{[]string{"explain", "web", "-o", "wide"}, `--output must be table or one of json, yaml, kyaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, not "wide"`},
+		{[]string{"explain", "web", "-o", "wat"}, `--output must be table, wide or one of json, yaml, kyaml, name, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file, not "wat"`},
+		{[]string{"explain", "web", "-o", "name"}, "-o name names the review, which is deleted once answered: add --keep"},
+		{[]string{"what-if", "--profile", "spread", "-o", "name"}, "-o name names the review, which is deleted once answered: add --keep"},
 		{[]string{"explain", "web", "-o", "jsonpath={.status"}, "--output jsonpath={.status: error parsing jsonpath"},
 		{[]string{"explain", "a", "b"}, "explain takes exactly one pod name: accepts 1 arg(s), received 2"},
 		{[]string{"what-if", "pod"}, `unknown command "pod"`},
@@ -186,7 +248,7 @@ func TestRenderGroup(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	if err := renderExplain(&out, sr); err != nil {
+	if err := renderExplain(&out, sr, false); err != nil {
 		t.Fatal(err)
 	}
 	want := `Pod:       ml/train-3 belongs to pod group ml/train: the pod-group cycle places it with its group
@@ -234,6 +296,18 @@ func TestExplainTarget(t *testing.T) {
 			t.Errorf("%s: %v", tc.arg, err)
 		case spec.PodName != tc.pod || spec.PodGroupName != tc.group:
 			t.Errorf("%s: got pod %q group %q, want %q %q", tc.arg, spec.PodName, spec.PodGroupName, tc.pod, tc.group)
+		}
+	}
+}
+
+// TestRootHelpNamesEveryCommand: `kubectl sp -h` says what each command
+// is for, not only the ones its description was first written with.
+func TestRootHelpNamesEveryCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	root := newRootCommand(streamsFor(&stdout, &stderr))
+	for _, cmd := range root.Commands() {
+		if !strings.Contains(root.Long, cmd.Name()) {
+			t.Errorf("kubectl sp -h does not say what %q is for:\n%s", cmd.Name(), root.Long)
 		}
 	}
 }

@@ -107,16 +107,21 @@ func TestOutputFormats(t *testing.T) {
 func TestDraft(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
-		name, data string
-		wantName   string
-		wantErr    string
+		name, data        string
+		wantSchedulerName string
+		wantErr           string
 	}{{
-		name:     "manifest",
-		data:     "apiVersion: scheduling.profilescheduler.io/v1alpha1\nkind: SchedulerProfile\nmetadata: {name: batch}\nspec: {schedulerName: batch-s, percentageOfNodesToScore: 50}\n",
-		wantName: "batch",
+		name:              "manifest",
+		data:              "apiVersion: scheduling.profilescheduler.io/v1alpha1\nkind: SchedulerProfile\nmetadata: {name: batch}\nspec: {schedulerName: batch-s, percentageOfNodesToScore: 50}\n",
+		wantSchedulerName: "batch-s",
 	}, {
-		name: "bare spec",
-		data: "schedulerName: batch-s\npercentageOfNodesToScore: 50\n",
+		name:              "manifest without a schedulerName",
+		data:              "apiVersion: scheduling.profilescheduler.io/v1alpha1\nkind: SchedulerProfile\nmetadata: {name: batch}\nspec: {percentageOfNodesToScore: 50}\n",
+		wantSchedulerName: "batch",
+	}, {
+		name:              "bare spec",
+		data:              "schedulerName: batch-s\npercentageOfNodesToScore: 50\n",
+		wantSchedulerName: "batch-s",
 	}, {
 		name:    "bare spec with an unknown field",
 		data:    "schedulerName: batch-s\npercentageOfNodes: 50\n",
@@ -128,15 +133,19 @@ func TestDraft(t *testing.T) {
 	}, {
 		name:    "another group",
 		data:    "apiVersion: scheduling.example.com/v1alpha1\nkind: SchedulerProfile\nmetadata: {name: batch}\nspec: {}\n",
-		wantErr: `no kind "SchedulerProfile" is registered for version "scheduling.example.com/v1alpha1"`,
+		wantErr: "want kind SchedulerProfile of apiVersion scheduling.profilescheduler.io/v1alpha1, not kind SchedulerProfile of apiVersion scheduling.example.com/v1alpha1",
 	}, {
 		name:    "another version",
 		data:    "apiVersion: scheduling.profilescheduler.io/v1\nkind: SchedulerProfile\nmetadata: {name: batch}\nspec: {}\n",
-		wantErr: `no kind "SchedulerProfile" is registered for version "scheduling.profilescheduler.io/v1"`,
+		wantErr: "want kind SchedulerProfile of apiVersion scheduling.profilescheduler.io/v1alpha1, not kind SchedulerProfile of apiVersion scheduling.profilescheduler.io/v1",
 	}, {
 		name:    "another kind",
 		data:    "apiVersion: scheduling.profilescheduler.io/v1alpha1\nkind: ExtenderConfig\nmetadata: {name: batch}\nspec: {urlPrefix: http://x}\n",
-		wantErr: "want a SchedulerProfile (scheduling.profilescheduler.io/v1alpha1), got scheduling.profilescheduler.io/v1alpha1, Kind=ExtenderConfig",
+		wantErr: "want kind SchedulerProfile of apiVersion scheduling.profilescheduler.io/v1alpha1, not kind ExtenderConfig of apiVersion scheduling.profilescheduler.io/v1alpha1",
+	}, {
+		name:    "a pod",
+		data:    "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: web, image: nginx}]}\n",
+		wantErr: "want kind SchedulerProfile of apiVersion scheduling.profilescheduler.io/v1alpha1, not kind Pod of apiVersion v1",
 	}, {
 		name:    "no apiVersion",
 		data:    "kind: SchedulerProfile\nmetadata: {name: batch}\nspec: {}\n",
@@ -148,7 +157,7 @@ func TestDraft(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := options(t, "-f", file)
-			spec, name, err := o.draft()
+			spec, err := o.draft()
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), file+": ") {
 					t.Fatalf("got error %v, want one starting with the file and containing %q", err, tc.wantErr)
@@ -158,8 +167,8 @@ func TestDraft(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if name != tc.wantName || spec.SchedulerName == nil || *spec.SchedulerName != "batch-s" || spec.PercentageOfNodesToScore == nil || *spec.PercentageOfNodesToScore != 50 {
-				t.Errorf("got name %q, spec %+v", name, spec)
+			if spec.SchedulerName == nil || *spec.SchedulerName != tc.wantSchedulerName || spec.PercentageOfNodesToScore == nil || *spec.PercentageOfNodesToScore != 50 {
+				t.Errorf("got spec %+v, want schedulerName %q", spec, tc.wantSchedulerName)
 			}
 		})
 	}

@@ -419,10 +419,3 @@ func when(t *metav1.Time, now time.Time) string {
 	}
 	return fmt.Sprintf("%s (%s)", t.UTC().Format(time.RFC3339), rel)
 }
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
-}

@@ -12,9 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/yaml"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
@@ -104,6 +106,15 @@ func (o *scenarioOptions) scenario(stdin io.Reader) (*v1alpha1.ReviewScenario, e
 	return sc, nil
 }
 
+// checkManifestKind is checkKind of the apiVersion and kind data declares.
+func checkManifestKind(file string, data []byte, want schema.GroupVersionKind) error {
+	var head metav1.TypeMeta
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return checkKind(file, head, want)
+}
+
 // isManifest says whether a node argument names a file.
 func isManifest(arg string) bool {
 	for _, ext := range []string{".yaml", ".yml", ".json"} {
@@ -122,6 +133,9 @@ func nodeShape(arg string) (v1alpha1.NodeShape, error) {
 	}
 	data, err := os.ReadFile(arg)
 	if err != nil {
+		return v1alpha1.NodeShape{}, err
+	}
+	if err := checkManifestKind(arg, data, corev1.SchemeGroupVersion.WithKind("Node")); err != nil {
 		return v1alpha1.NodeShape{}, err
 	}
 	obj, gvk, err := coreCodecs.UniversalDeserializer().Decode(data, nil, &corev1.Node{})
@@ -152,6 +166,9 @@ func podTemplate(file string, stdin io.Reader) (*v1alpha1.ReviewPodTemplate, err
 	if err != nil {
 		return nil, err
 	}
+	if err := checkManifestKind(file, data, corev1.SchemeGroupVersion.WithKind("Pod")); err != nil {
+		return nil, err
+	}
 	obj, gvk, err := coreCodecs.UniversalDeserializer().Decode(data, nil, &corev1.Pod{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -176,7 +193,9 @@ func drainWarning(selector string, sr *v1alpha1.SchedulingReview) string {
 // renderScenario prints a scenario's answer: the summary line, the
 // minimize answer, the allocated shares per pool, and the unplaced pods
 // with their reasons.
-func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
+//
+// wide adds the evicted pods' nodes and the placed pods of the namespace.
+func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview, wide bool) error {
 	res := sr.Status.Scenario
 	if res == nil {
 		return fmt.Errorf("review %s/%s has no scenario result", sr.Namespace, sr.Name)
@@ -220,9 +239,28 @@ func renderScenario(w io.Writer, sr *v1alpha1.SchedulingReview) error {
 	if len(res.Unplaced) > 0 {
 		fmt.Fprintln(w)
 		tw := printers.GetNewTabWriter(w)
-		fmt.Fprintln(tw, "UNPLACED POD\tSOURCE\tREASON")
+		if wide {
+			fmt.Fprintln(tw, "UNPLACED POD\tSOURCE\tFROM NODE\tREASON")
+		} else {
+			fmt.Fprintln(tw, "UNPLACED POD\tSOURCE\tREASON")
+		}
 		for _, p := range res.Unplaced {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, p.Source, p.Message)
+			if wide {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Pod, p.Source, orNone(p.FromNode), p.Message)
+			} else {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Pod, p.Source, p.Message)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if wide && len(res.PlacedPods) > 0 {
+		fmt.Fprintln(w)
+		tw := printers.GetNewTabWriter(w)
+		fmt.Fprintln(tw, "PLACED POD\tSOURCE\tFROM NODE\tNODE")
+		for _, p := range res.PlacedPods {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Pod, p.Source, orNone(p.FromNode), p.Node)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

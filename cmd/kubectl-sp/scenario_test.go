@@ -43,6 +43,11 @@ spec:
 		t.Fatal(err)
 	}
 
+	deployment := filepath.Join(dir, "deployment.yaml")
+	if err := os.WriteFile(deployment, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	t.Run("every flag", func(t *testing.T) {
 		g := NewWithT(t)
 		o := &scenarioOptions{addNodes: []string{"node-a=3", nodeFile + "=2"}, drain: "pool=old,zone notin (z1)", pods: podFile, replicas: 40, minNodes: nodeFile, max: 50, reportBy: "pool"}
@@ -81,7 +86,9 @@ spec:
 		{"bad selector", scenarioOptions{drain: "pool in (a"}, `--drain "pool in (a"`},
 		{"missing file", scenarioOptions{minNodes: filepath.Join(dir, "nope.yaml")}, "--min-nodes: open"},
 		{"unknown field", scenarioOptions{pods: badPod, replicas: 1}, `unknown field "spec.containerz"`},
-		{"not a pod", scenarioOptions{pods: nodeFile, replicas: 1}, "want a Pod"},
+		{"not a pod", scenarioOptions{pods: nodeFile, replicas: 1}, "want kind Pod of apiVersion v1, not kind Node of apiVersion v1"},
+		{"a deployment", scenarioOptions{pods: deployment, replicas: 1}, "want kind Pod of apiVersion v1, not kind Deployment of apiVersion apps/v1"},
+		{"a pod for a node", scenarioOptions{addNodes: []string{podFile + "=1"}}, "want kind Node of apiVersion v1, not kind Pod of apiVersion v1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -108,7 +115,7 @@ func TestRenderScenario(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	if err := renderScenario(&out, sr); err != nil {
+	if err := renderScenario(&out, sr, false); err != nil {
 		t.Fatal(err)
 	}
 	want := `4 of 6 pods would be placed (6 evicted, 2 nodes removed, 1 added; bin-packing (generation 2, schedulerName bin-packing), 7 nodes)
@@ -124,6 +131,23 @@ batch/lo-d     Evicted   0/5 nodes are available: 2 Insufficient cpu.
 `
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, strings.ReplaceAll(want, "\t", "→TAB"))
+	}
+
+	// -o wide: where evicted pods come from, and where the placed go.
+	sr.Status.Scenario.PlacedPods = []v1alpha1.ScenarioPod{{Pod: "batch/lo-a", Source: "Evicted", FromNode: "old-1", Node: "new-1"}, {Pod: "batch/job-0", Source: "Added", Node: "new-1"}}
+	out.Reset()
+	if err := renderScenario(&out, sr, true); err != nil {
+		t.Fatal(err)
+	}
+	wide := `UNPLACED POD   SOURCE    FROM NODE   REASON
+batch/lo-d     Evicted   old-2       0/5 nodes are available: 2 Insufficient cpu.
+
+PLACED POD    SOURCE    FROM NODE   NODE
+batch/lo-a    Evicted   old-1       new-1
+batch/job-0   Added     <none>      new-1
+`
+	if got := out.String(); !strings.Contains(got, wide) {
+		t.Errorf("-o wide: got\n%s\nwant it to contain\n%s", got, wide)
 	}
 }
 

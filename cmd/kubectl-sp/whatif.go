@@ -86,16 +86,13 @@ func (o *whatIfOptions) Validate() error {
 func (o *whatIfOptions) Run(ctx context.Context) error {
 	spec := v1alpha1.SchedulingReviewSpec{PendingPods: true, Profile: o.profile, SchedulerName: o.schedulerName}
 	if o.file != "" {
-		draft, name, err := o.draft()
+		draft, err := o.draft()
 		if err != nil {
 			return err
 		}
 		spec.ProfileSpec = draft
 		if spec.SchedulerName == "" && draft.SchedulerName == nil {
-			if name == "" {
-				return errors.New("the draft names no schedulerName: set --scheduler-name")
-			}
-			spec.SchedulerName = name
+			return errors.New("the draft names no schedulerName: set --scheduler-name")
 		}
 	}
 	sc, err := o.capacity.scenario(o.streams.In)
@@ -108,8 +105,8 @@ func (o *whatIfOptions) Run(ctx context.Context) error {
 			if warning := drainWarning(o.capacity.drain, sr); warning != "" {
 				fmt.Fprintln(o.streams.ErrOut, warning)
 			}
-			return renderScenario(o.streams.Out, sr)
+			return renderScenario(o.streams.Out, sr, o.wide)
 		}
-		return renderWhatIf(o.streams.Out, sr)
+		return renderWhatIf(o.streams.Out, sr, o.wide)
 	})
 }

@@ -74,7 +74,8 @@ type NodeSpec struct {
 	Pods   string
 }
 
-// DefaultNodes are six nodes in three zones, sized like common cloud VMs.
+// DefaultNodes are six nodes in three zones (two in each), sized like
+// common cloud VMs.
 func DefaultNodes() []NodeSpec {
 	return []NodeSpec{
 		{Name: "node-a1", Zone: "zone-a", CPU: "4", Memory: "16Gi", Pods: "110"},
@@ -82,7 +83,7 @@ func DefaultNodes() []NodeSpec {
 		{Name: "node-b1", Zone: "zone-b", CPU: "4", Memory: "16Gi", Pods: "110"},
 		{Name: "node-b2", Zone: "zone-b", CPU: "8", Memory: "32Gi", Pods: "110"},
 		{Name: "node-c1", Zone: "zone-c", CPU: "4", Memory: "16Gi", Pods: "110"},
-		{Name: "node-c2", Zone: "", CPU: "16", Memory: "64Gi", Pods: "110"},
+		{Name: "node-c2", Zone: "zone-c", CPU: "16", Memory: "64Gi", Pods: "110"},
 	}
 }
 

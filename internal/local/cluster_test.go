@@ -71,9 +71,11 @@ func TestLocalCluster(t *testing.T) {
 		for _, taint := range n.Spec.Taints {
 			t.Errorf("node %s has taint %s: pods could not land on it", n.Name, taint.ToString())
 		}
-		if z := n.Labels[corev1.LabelTopologyZone]; z != "" {
-			zones[z] = true
+		z := n.Labels[corev1.LabelTopologyZone]
+		if z == "" {
+			t.Errorf("node %s has no %s label: the walkthrough says every node is in a zone", n.Name, corev1.LabelTopologyZone)
 		}
+		zones[z] = true
 	}
 	if len(zones) != 3 {
 		t.Errorf("nodes span zones %v, want 3 zones", zones)

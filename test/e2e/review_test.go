@@ -203,7 +203,7 @@ var _ = Describe("kubectl sp", Ordered, func() {
 		stdout, stderr, code := run(plugin, "what-if", "-f", draft, "-n", nsB, "--kubeconfig", admin)
 		Expect(code).To(BeZero(), stderr)
 		GinkgoWriter.Println(stdout)
-		Expect(stdout).To(HavePrefix("1 of 1 pending pods would be placed (draft (schedulerName review-draft), "))
+		Expect(stdout).To(HavePrefix("1 of 1 pending pod would be placed (draft (schedulerName review-draft), "))
 		Expect(stdout).To(MatchRegexp(`(?m)^review-b/batch\s+review-2\s*$`))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(batch), batch)).To(Succeed())
 		Expect(batch.Spec.NodeName).To(BeEmpty())
