@@ -322,10 +322,13 @@ func (r *schedulerProfileReconciler) apply(ctx context.Context, s *profileScope)
 	}
 	if r.Rollouts != nil && sp.Spec.Rollout != nil {
 		st := s.base.Status
-		if _, ok := r.served.get(sp.Name); !ok && st.ActiveSpec != nil && st.ActiveGeneration != 0 && st.Rollout != nil && st.Rollout.Generation == sp.Generation {
+		if _, ok := r.served.get(sp.Name); !ok && st.ActiveSpec != nil && st.ActiveGeneration != 0 &&
+			st.ActiveGeneration != sp.Generation && st.Rollout != nil && st.Rollout.Generation == sp.Generation {
 			// A restart, or a new leader, in the middle of a rollout (or
 			// after one that was rolled back): the generation that served
-			// serves again, and the rollout resumes beside it.
+			// serves again, and the rollout resumes beside it. After a
+			// promotion (the active generation is the latest) the latest
+			// goes live at once.
 			if err := r.restoreActive(ctx, s); err != nil {
 				return err
 			}

@@ -181,6 +181,13 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		Expect(live.Status.Rollout.History[0].Outcome).To(Equal(v1alpha1.RolloutPromoted))
 		Expect(op.sched.Candidate(pool)).To(BeZero())
 		Expect(eventReasons(pool)).To(ContainElement(v1alpha1.EventPromoted))
+
+		By("restarted after the promotion, the operator serves generation 2 at once, with no rollout")
+		op.stop()
+		op = startOperator()
+		Expect(expectLive(pool, timeout).Status.Rollout.Phase).To(Equal(v1alpha1.RolloutPromoted))
+		Consistently(func() int64 { return op.sched.Candidate(pool) }).WithTimeout(2 * time.Second).Should(BeZero())
+		boundNode(createPod(ns, "after", pool, onPool(pool), requestingNothing), timeout)
 	})
 
 	It("counts a canary plugin's panic as its error and rolls it back, the operator alive", func() {
@@ -202,6 +209,38 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		for _, p := range pods {
 			boundNode(p, timeout)
 		}
+	})
+
+	It("rolls the newest of two changes out, and retires both generations when the profile is deleted", func() {
+		const pool = "ro-twice"
+		rolloutPool(pool, 1)
+		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		expectLive(pool, timeout)
+		steps := []v1alpha1.RolloutStep{canary(10, 10*time.Minute)}
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: steps}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(op.sched.Candidate(pool)).To(BeEquivalentTo(2))
+
+		By("generation 3 replaces generation 2 from step 1; generation 2 never serves every pod")
+		sp = getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("LeastAllocated")
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		third := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(third.Status.Rollout.Step).To(BeEquivalentTo(1))
+		Expect(third.Status.Rollout.History).NotTo(BeEmpty())
+		Expect(third.Status.Rollout.History[0].Generation).To(BeEquivalentTo(2))
+		Expect(third.Status.Rollout.History[0].Outcome).To(Equal(v1alpha1.RolloutSuperseded))
+		Expect(third.Status.ActiveGeneration).To(BeEquivalentTo(1))
+		Expect(op.sched.Candidate(pool)).To(BeEquivalentTo(3))
+
+		By("deleting the profile mid-rollout retires both generations")
+		deleteProfile(pool)
+		Eventually(func() bool { return op.sched.Serving(pool) }).WithTimeout(timeout).Should(BeFalse())
+		Expect(op.sched.Candidate(pool)).To(BeZero())
 	})
 
 	It("refuses a rollout of a QueueSort change, and aborts on the annotation", func() {

@@ -1,9 +1,17 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/utils/ptr"
 )
 
 // TestBucketSplitsAndIsStable: a key always falls in the same bucket, and
@@ -44,5 +52,31 @@ func TestGenerationStatsWindow(t *testing.T) {
 	}
 	if c, _ := g.window(false); c.Attempts != 0 || c.LatencySamples != 0 {
 		t.Errorf("a new window starts empty: %+v", c)
+	}
+}
+
+// TestRolloutKeyOfAGang: every member of a pod group is keyed by the
+// group (its UID once the cache knows it), so a gang never straddles
+// generations, whatever the members' own UIDs.
+func TestRolloutKeyOfAGang(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &Scheduler{cache: internalcache.New(ctx, nil, true, false)}
+	member := func(uid string) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-" + uid, UID: types.UID(uid)},
+			Spec:       v1.PodSpec{SchedulingGroup: &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}},
+		}
+	}
+	if a, b := s.rolloutKey(member("a")), s.rolloutKey(member("b")); a != b || a != "ml/train" {
+		t.Errorf("members of a group the cache does not know are keyed %q and %q, want ml/train for both", a, b)
+	}
+	s.cache.AddPodGroup(&schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train", UID: "group-uid"}})
+	if a, b := s.rolloutKey(member("a")), s.rolloutKey(member("b")); a != b || a != "group-uid" {
+		t.Errorf("members are keyed %q and %q, want the group's UID for both", a, b)
+	}
+	alone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "solo", UID: "solo-uid"}}
+	if k := s.rolloutKey(alone); k != "solo-uid" {
+		t.Errorf("a pod of no group is keyed %q, want its UID", k)
 	}
 }
