@@ -131,15 +131,18 @@ test-race: envtest-assets ## Run the scheduler's tests under the race detector.
 ##@ Build and run
 
 .PHONY: build
-build: ## Build the operator binary (and its local-mode build), the kubectl-sp plugin, and the example binaries with out-of-tree plugins, into bin/.
+build: build-local ## Build the operator binary (and its local-mode build), the kubectl-sp plugin, and the example binaries with out-of-tree plugins, into bin/.
 	$(GO) build -o $(LOCALBIN)/profile-scheduler .
-	$(GO) build -o $(LOCALBIN)/profile-scheduler-local ./cmd/profile-scheduler-local
-	$(GO) build -o $(LOCALBIN)/kubectl-sp ./cmd/kubectl-sp
 	$(GO) build -o $(LOCALBIN)/numericlabel-scheduler ./examples/numericlabel/cmd/numericlabel-scheduler
 	$(GO) build -o $(LOCALBIN)/deadline-scheduler ./examples/deadline/cmd/deadline-scheduler
 
+.PHONY: build-local
+build-local: ## Build what make run runs: the local-mode binary and the kubectl-sp plugin, into bin/.
+	$(GO) build -o $(LOCALBIN)/profile-scheduler-local ./cmd/profile-scheduler-local
+	$(GO) build -o $(LOCALBIN)/kubectl-sp ./cmd/kubectl-sp
+
 .PHONY: run
-run: envtest-assets build ## Run the operator on a local control plane it starts itself (ARGS adds flags, e.g. ARGS=--feature-gates=GenericWorkload=true).
+run: envtest-assets build-local ## Run the operator on a local control plane it starts itself (ARGS adds flags, e.g. ARGS=--feature-gates=GenericWorkload=true).
 	$(LOCALBIN)/profile-scheduler-local --local $(ARGS)
 
 .PHONY: help

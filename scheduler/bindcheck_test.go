@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
@@ -272,10 +274,28 @@ var _ = Describe("Check before binding", func() {
 		name := uniqueName("check")
 		h.apply(defaultProfile(name, withHooks))
 		createNode("n1", "2", "4Gi")
-		createPod(newPod(h.ns, "p", name, "1", "100Mi", withPodLabels(labelBind, "fail-once")))
+		// Every bind fails: the pod may be retried before the deletion is
+		// seen (a pod update that arrives once the failed bind forgot it
+		// queues it at once, as upstream's queue does), never after.
+		createPod(newPod(h.ns, "p", name, "1", "100Mi", withPodLabels(labelBind, "fail-always")))
 		Eventually(func() []string { return recorded.of("p") }, 10*time.Second, 10*time.Millisecond).Should(ContainElement("Unreserve"))
 		deleteNow(h.ns, "p")
-		Consistently(func() []string { return recorded.of("p") }, 5*time.Second, 100*time.Millisecond).Should(Equal([]string{"Reserve", "Permit", "PreBind", "Bind", "Unreserve"}))
+		Eventually(func() bool {
+			_, err := cs.CoreV1().Pods(h.ns).Get(context.Background(), "p", metav1.GetOptions{})
+			return apierrors.IsNotFound(err)
+		}, 10*time.Second, 10*time.Millisecond).Should(BeTrue())
+		// An attempt that started before the deletion ends.
+		seen := recorded.of("p")
+		Eventually(func() bool {
+			prev := seen
+			seen = recorded.of("p")
+			return len(prev) == len(seen) && len(seen)%5 == 0
+		}, 10*time.Second, 300*time.Millisecond).Should(BeTrue())
+		Consistently(func() []string { return recorded.of("p") }, 3*time.Second, 100*time.Millisecond).Should(Equal(seen), "no cycle after the deletion")
+		Expect(len(seen)%5).To(BeZero(), "whole attempts only: %v", seen)
+		for i := 0; i < len(seen); i += 5 {
+			Expect(seen[i : i+5]).To(Equal([]string{"Reserve", "Permit", "PreBind", "Bind", "Unreserve"}))
+		}
 		Expect(h.sched.CachedPodsOn("n1")).To(Equal(0))
 		active, backoff, unschedulable := h.sched.Queue().Pending()
 		Expect(append(append(active, backoff...), unschedulable...)).To(BeEmpty())

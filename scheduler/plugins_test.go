@@ -157,8 +157,9 @@ func (hooks) PostBind(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) 
 	recorded.add(p, "PostBind")
 }
 
-// flakyBind fails the first Bind of pods labelled fail-once and skips
-// otherwise, so DefaultBinder binds.
+// flakyBind fails the first Bind of pods labelled fail-once, every Bind
+// of pods labelled fail-always, and skips otherwise, so DefaultBinder
+// binds.
 type flakyBind struct{}
 
 func (flakyBind) Name() string { return flakyName }
@@ -171,6 +172,9 @@ func (flakyBind) Bind(_ context.Context, _ fwk.CycleState, p *v1.Pod, _ string) 
 	recorded.add(p, "Bind")
 	if p.Labels[labelBind] == "fail-once" && n == 1 {
 		return fwk.AsStatus(fmt.Errorf("bind refused once by test"))
+	}
+	if p.Labels[labelBind] == "fail-always" {
+		return fwk.AsStatus(fmt.Errorf("bind refused by test"))
 	}
 	return fwk.NewStatus(fwk.Skip)
 }
