@@ -80,6 +80,8 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 			a.SetRun(tag + "-arbiter")
 			a.FeatureGates = gates
 			a.ExtraArgs = append(slices.Clone(a.ExtraArgs), arbiterArgs...)
+			// Profiled and its metrics served: what the arbiter costs.
+			a.Pprof, a.Metrics = true, true
 			arbiter.Process = &a
 		}
 	default:
@@ -90,6 +92,10 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 			s.ExtraArgs = append(slices.Clone(s.ExtraArgs), "--bind-check=false")
 		}
 		s.ExtraArgs = append(slices.Clone(s.ExtraArgs), arbiterArgs...)
+		if arbiter != nil {
+			// Profiled and its metrics served: what the arbiter costs.
+			s.Pprof, s.Metrics = true, true
+		}
 		second = &s
 	}
 	return b.runner.RunCoexist(ctx, c, b.vals[c.Name], setup, repeat, &first, second, arbiter, b.o.schedulerName)
