@@ -48,11 +48,11 @@ func ArbiterArgs(port int, certDir string) []string {
 	}
 }
 
-// startArbiter creates the webhook configuration for e's namespace,
-// starts a.Process if set, and waits until the arbiter judges binds: the
+// startArbiter creates the webhook configuration for e's namespace and
+// namespaces, starts a.Process if set, and waits until the arbiter judges binds: the
 // operator wrote its CA, and a bind of a pod no node has room for is
 // refused. stop deletes the configuration and stops the process.
-func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a *BindArbiter) (stop func(), err error) {
+func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a *BindArbiter, namespaces ...string) (stop func(), err error) {
 	var stops []func()
 	stop = func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -80,7 +80,7 @@ func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a 
 			TimeoutSeconds:          ptr.To[int32](1),
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url},
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{e.ns, probeNS},
+				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: append([]string{e.ns, probeNS}, namespaces...),
 			}}},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},

@@ -235,6 +235,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.writeRollout(b)
 	r.writeRoutes(b)
 	r.writeCoexist(b)
+	r.writeNeighbour(b, cases)
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
 	return err
