@@ -32,6 +32,8 @@ type options struct {
 	set                                         multiFlag
 	neighbour                                   string
 	neighbourRate                               float64
+	stormBinds                                  int
+	stormRate                                   float64
 }
 
 type multiFlag []string
@@ -79,6 +81,8 @@ func main() {
 	flag.StringVar(&o.neighbour, "neighbour", envOr("BENCH_NEIGHBOUR", ""), "run each plain case (not coexist, routes, swap, explain, rollout) beside a kube-scheduler binding -neighbour-rate pods/s of its own, once per variant, comma-separated: "+
 		"plain (<case>-neighbour), arbiter (<case>-neighbour-arbiter: the bind arbiter on, served by ours, or beside upstream by an operator serving it alone) ($BENCH_NEIGHBOUR)")
 	flag.Float64Var(&o.neighbourRate, "neighbour-rate", 1, "pods per second the -neighbour kube-scheduler binds")
+	flag.IntVar(&o.stormBinds, "storm-binds", 3000, "binds of the coexist cases' bind storm (one per repeat, after the setups): the harness binds as two schedulers, half the pods fitting, the bind arbiter judging, its certificate rotated midway; 0: no storm")
+	flag.Float64Var(&o.stormRate, "storm-rate", 1000, "binds per second of the bind storm")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
 	if env := os.Getenv("BENCH_SET"); env != "" {
