@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -59,6 +61,9 @@ type StormRun struct {
 	Rotated            bool    `json:"rotated"`
 	RotatedAtSeconds   float64 `json:"rotatedAtSeconds,omitempty"`
 	BindsAfterRotation int     `json:"bindsAfterRotation,omitempty"`
+	// ServesRotated: after the storm the webhook server served the
+	// rotated serving certificate (it reloaded it).
+	ServesRotated bool `json:"servesRotated,omitempty"`
 	// Arbiter is what the operator serving the arbiter counted and
 	// spent; binds the harness saw admitted beyond its decisions went
 	// through unjudged (the webhook failed open).
@@ -237,7 +242,13 @@ func (r *Runner) RunBindStorm(ctx context.Context, c *workloads.Case, vals map[s
 	if run.Arbiter != nil {
 		run.FailedOpenBinds = max(0, run.Admitted-int(run.Arbiter.Judged-run.Arbiter.Refused+run.Arbiter.Unjudged))
 	}
+	if rotate && rotateErr == nil {
+		if run.ServesRotated, rotateErr = servesCert(arbiter.Port, certDir); rotateErr == nil && !run.ServesRotated {
+			rotateErr = errors.New("the arbiter still serves the certificate it had before the rotation")
+		}
+	}
 	err = errors.Join(rotateErr, r.checkStorm(ctx, e, run, sent))
+	r.logf("%s/storm: the arbiter serves the rotated certificate after the storm: %t", c.Name, run.ServesRotated)
 	r.logf("%s/storm: %d binds sent at %.0f/s (p50 %.1f ms, p99 %.1f ms): %d admitted, %d refused, %d failed; %d refusals a correct count would have admitted; %d nodes overcommitted, %d pods over; %d admitted unjudged (failed open)",
 		c.Name, len(took), run.RateReached, run.BindMillis.P50, run.BindMillis.P99, run.Admitted, run.Refused, run.Failed,
 		run.WrongRefusals, run.OvercommittedNodes, run.PodsOver, run.FailedOpenBinds)
@@ -313,6 +324,22 @@ func wrongRefusals(sent []stormBind, bound map[string]string, reqs map[string]po
 		}
 	}
 	return n, examples
+}
+
+// servesCert reports whether the server on localhost:port serves the
+// certificate in certDir/tls.crt.
+func servesCert(port int, certDir string) (bool, error) {
+	pair, err := tls.LoadX509KeyPair(filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key"))
+	if err != nil {
+		return false, err
+	}
+	conn, err := tls.Dial("tcp", fmt.Sprintf("localhost:%d", port), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // compares the certificate served, trusts nothing
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	peer := conn.ConnectionState().PeerCertificates
+	return len(peer) > 0 && len(pair.Certificate) > 0 && bytes.Equal(peer[0].Raw, pair.Certificate[0]), nil
 }
 
 // rotateArbiterCert rotates the arbiter's certificates in certDir as the

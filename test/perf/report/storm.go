@@ -32,6 +32,9 @@ func (r *Report) writeStorm(b *strings.Builder) {
 		rot := "–"
 		if s.Rotated {
 			rot = fmt.Sprintf("%.1f (%d)", s.RotatedAtSeconds, s.BindsAfterRotation)
+			if !s.ServesRotated {
+				rot += ", not served"
+			}
 		}
 		fmt.Fprintf(b, "| %s | %d | %d | %d | %.0f / %.0f | %.1f / %.1f | %d / %d / %d | %d | %d / %d | %s | %d |\n", s.Case, s.Repeat, s.Nodes, s.Binds,
 			s.Rate, s.RateReached, s.BindMillis.P50, s.BindMillis.P99, s.Admitted, s.Refused, s.Failed, s.WrongRefusals,
@@ -55,6 +58,14 @@ func (r *Report) stormChecks() []targetRow {
 			targetRow{name + ": overcommitted nodes / pods over capacity", "0 / 0", fmt.Sprintf("%d / %d", s.OvercommittedNodes, s.PodsOver), s.Error == "" && s.OvercommittedNodes == 0 && s.PodsOver == 0},
 			targetRow{name + ": binds per second reached", fmt.Sprintf("~%.0f (reported)", s.Rate), fmt.Sprintf("%.0f", s.RateReached), true},
 		)
+		if s.Rotated {
+			checks = append(checks, targetRow{name + ": certificate rotated midway: served after it / binds admitted unjudged", "yes / 0",
+				fmt.Sprintf("%t / %d", s.ServesRotated, s.FailedOpenBinds), s.ServesRotated && s.FailedOpenBinds == 0})
+		}
+		if v := s.Arbiter.DecisionCPUMicrosPerBind(); v > 0 {
+			checks = append(checks, targetRow{name + ": the admission decision's CPU per bind (operator's whole CPU per bind)", "reported",
+				fmt.Sprintf("%.0f µs (%.0f µs)", v, s.Arbiter.ProcessCPUMicrosPerBind()), true})
+		}
 	}
 	return checks
 }
