@@ -110,7 +110,7 @@ func (r *Report) writeCoexistArbiter(b *strings.Builder) {
 		b.WriteString("### With the bind arbiter and without\n\n")
 		b.WriteString("Each scheduler's binds in the same run: pods bound, pods bound per second from the first create to its last bind, " +
 			"and creation to bind (both seen by the pod watch) p50 and p99; without / with the arbiter, the median over the runs " +
-			"(with several). The operator serving the arbiter runs with its CPU profiled and its metrics served in the runs with it.\n\n")
+			"(with several; the lower middle one of an even count, as elsewhere; every run is in report.json). The operator serving the arbiter runs with its CPU profiled and its metrics served in the runs with it.\n\n")
 		b.WriteString("| case | setups without / with | scheduler | bound | pods/s | with/without | latency p50 ms | latency p99 ms |\n")
 		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|\n")
 		b.WriteString(strings.Join(rows, "\n") + "\n\n")
