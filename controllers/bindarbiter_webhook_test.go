@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"runtime/pprof"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -20,10 +21,15 @@ import (
 type fakeArbiter struct {
 	decision scheduler.ArbiterDecision
 	asked    []string
+	// labels are the pprof label ArbiterLabelKey of each decision's
+	// context.
+	labels []string
 }
 
-func (f *fakeArbiter) Decide(_ context.Context, namespace, name string, uid types.UID, nodeName string) scheduler.ArbiterDecision {
+func (f *fakeArbiter) Decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string) scheduler.ArbiterDecision {
 	f.asked = append(f.asked, namespace+"/"+name+"@"+nodeName+"#"+string(uid))
+	label, _ := pprof.Label(ctx, ArbiterLabelKey)
+	f.labels = append(f.labels, label)
 	return f.decision
 }
 
@@ -71,6 +77,12 @@ func TestBindingValidator(t *testing.T) {
 			resp := (&bindingValidator{arbiter: arb, recorder: rec}).Handle(context.Background(), tc.req)
 			g.Expect(resp.Allowed).To(Equal(tc.allowed))
 			g.Expect(arb.asked).To(Equal(tc.asked))
+			// Every decision runs under the label a CPU profile tells
+			// the arbiter's work by.
+			for _, l := range arb.labels {
+				g.Expect(l).To(Equal(ArbiterLabelValue))
+			}
+			g.Expect(arb.labels).To(HaveLen(len(tc.asked)))
 			if !tc.allowed {
 				g.Expect(resp.Result.Message).To(Equal(refused.Message))
 				g.Expect(resp.Result.Code).To(BeEquivalentTo(409))

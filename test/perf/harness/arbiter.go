@@ -2,11 +2,13 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/google/pprof/profile"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -46,11 +48,11 @@ func ArbiterArgs(port int, certDir string) []string {
 	}
 }
 
-// startArbiter creates the webhook configuration for e's namespace,
-// starts a.Process if set, and waits until the arbiter judges binds: the
+// startArbiter creates the webhook configuration for e's namespace and
+// namespaces, starts a.Process if set, and waits until the arbiter judges binds: the
 // operator wrote its CA, and a bind of a pod no node has room for is
 // refused. stop deletes the configuration and stops the process.
-func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a *BindArbiter) (stop func(), err error) {
+func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a *BindArbiter, namespaces ...string) (stop func(), err error) {
 	var stops []func()
 	stop = func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -78,7 +80,7 @@ func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a 
 			TimeoutSeconds:          ptr.To[int32](1),
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url},
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{e.ns, probeNS},
+				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: append([]string{e.ns, probeNS}, namespaces...),
 			}}},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
@@ -154,5 +156,120 @@ func (r *Runner) waitArbiter(ctx context.Context, e *env, ns string) error {
 			return ctx.Err()
 		case <-time.After(500 * time.Millisecond):
 		}
+	}
+}
+
+// ArbiterCost is what judging a run's binds cost the operator serving the
+// bind arbiter, from the first create of the run's pods to the end of the
+// settle after its last bind.
+type ArbiterCost struct {
+	// Judged counts the decisions (admitted or refused, by the
+	// operator's bind_arbiter_decisions_total); Refused those refused;
+	// Unjudged the binds admitted without a decision (not leading, an
+	// unknown node or pod, not synced).
+	Judged   float64 `json:"judged"`
+	Refused  float64 `json:"refused"`
+	Unjudged float64 `json:"unjudged"`
+	// DecisionMicros is the decisions' mean duration (their histogram's
+	// sum over its count), wall time.
+	DecisionMicros float64 `json:"decisionMicros"`
+	// CPUSeconds is the operator's CPU over the span (/proc);
+	// DecisionCPUSeconds its share the CPU profile labels work=arbiter
+	// (the decisions, their JSON and TLS around them not included).
+	CPUSeconds         float64 `json:"cpuSeconds"`
+	DecisionCPUSeconds float64 `json:"decisionCPUSeconds"`
+	// CPU is the profile's samples over the span, by who spent them.
+	CPU   CPUSplit `json:"cpu"`
+	Error string   `json:"error,omitempty"`
+}
+
+// DecisionCPUMicrosPerBind is the labelled CPU per decision made.
+func (a *ArbiterCost) DecisionCPUMicrosPerBind() float64 {
+	if a == nil || a.Judged+a.Unjudged <= 0 {
+		return 0
+	}
+	return a.DecisionCPUSeconds * 1e6 / (a.Judged + a.Unjudged)
+}
+
+// ProcessCPUMicrosPerBind is the operator's whole CPU per bind it was
+// asked about: beside two kube-schedulers, where it serves the arbiter
+// alone, what the arbiter costs in all (TLS, JSON, its informers).
+func (a *ArbiterCost) ProcessCPUMicrosPerBind() float64 {
+	if a == nil || a.Judged+a.Unjudged <= 0 {
+		return 0
+	}
+	return a.CPUSeconds * 1e6 / (a.Judged + a.Unjudged)
+}
+
+// arbiterDecisions is the operator's counter of the arbiter's decisions,
+// by outcome (scheduler.Arbiter*).
+const arbiterDecisions = "profile_scheduler_bind_arbiter_decisions_total"
+
+// measureArbiter starts measuring what srv, the operator serving the bind
+// arbiter (run with Pprof and Metrics), spends on it; stop returns the
+// figures and saves the CPU profile as name.arbiter.cpu.pb.gz.
+func (r *Runner) measureArbiter(ctx context.Context, srv Scheduler, name string) (stop func() *ArbiterCost) {
+	out := &ArbiterCost{}
+	ps, _ := srv.(*ProfileScheduler)
+	metricsURL := ""
+	if ps != nil {
+		metricsURL = ps.MetricsURL()
+	}
+	var m0 Metrics
+	var errs []error
+	if metricsURL != "" {
+		var err error
+		if m0, err = fetchMetrics(ctx, metricsURL); err != nil {
+			errs = append(errs, err)
+		}
+	} else {
+		errs = append(errs, errors.New("the arbiter's operator serves no /metrics"))
+	}
+	cpu0 := srv.Usage().CPUSeconds
+	var stopCPU func() (*profile.Profile, error)
+	if base := srv.PprofURL(); base != "" {
+		stopCPU = cpuWindows(ctx, base)
+	} else {
+		errs = append(errs, errors.New("the arbiter's operator serves no /debug/pprof"))
+	}
+	return func() *ArbiterCost {
+		if stopCPU != nil {
+			p, err := stopCPU()
+			if err == nil {
+				out.CPU, err = splitCPU(p)
+				r.saveProfile(name+".arbiter.cpu.pb.gz", p)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("CPU profile: %w", err))
+			}
+		}
+		out.CPUSeconds = srv.Usage().CPUSeconds - cpu0
+		if out.CPU.Profiled > 0 {
+			out.DecisionCPUSeconds = out.CPUSeconds * out.CPU.Arbiter / out.CPU.Profiled
+		}
+		if m0 != "" {
+			m1, err := fetchMetrics(ctx, metricsURL)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				delta := func(name string, match map[string]string) float64 { return m1.Sum(name, match) - m0.Sum(name, match) }
+				admitted := delta(arbiterDecisions, map[string]string{"outcome": "Admitted"})
+				out.Refused = delta(arbiterDecisions, map[string]string{"outcome": "Refused"})
+				out.Judged = admitted + out.Refused
+				out.Unjudged = delta(arbiterDecisions, nil) - out.Judged
+				const hist = "profile_scheduler_bind_arbiter_decision_duration_seconds"
+				if n := delta(hist+"_count", nil); n > 0 {
+					out.DecisionMicros = delta(hist+"_sum", nil) * 1e6 / n
+				}
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			out.Error = err.Error()
+			r.logf("%s: the arbiter's cost: %v", name, err)
+		}
+		r.logf("%s: bind arbiter: %.0f judged (%.0f refused), %.0f unjudged; decision %.1f µs mean; operator %.2f CPU s, decisions %.3f CPU s (%.1f µs per bind; the whole operator %.0f µs per bind)",
+			name, out.Judged, out.Refused, out.Unjudged, out.DecisionMicros, out.CPUSeconds, out.DecisionCPUSeconds,
+			out.DecisionCPUMicrosPerBind(), out.ProcessCPUMicrosPerBind())
+		return out
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,8 +67,45 @@ type CoexistRun struct {
 	// routed pod's is the profile's).
 	BoundBy map[string]int `json:"boundBy"`
 	Seconds float64        `json:"seconds"`
+	// First and Second are each scheduler's binds from the first create:
+	// kube-scheduler's (default-scheduler, step a) and the second
+	// scheduler's (step b).
+	First  BindFigures `json:"first"`
+	Second BindFigures `json:"second"`
+	// Arbiter is what judging the binds cost the operator that serves
+	// the arbiter (arbitrated setups only).
+	Arbiter *ArbiterCost `json:"arbiter,omitempty"`
 	Overcommit
 	Error string `json:"error,omitempty"`
+}
+
+// BindFigures are one scheduler's binds in a coexist run, timed from the
+// first create of the run's pods (created interleaved, as fast as the
+// API server takes them).
+type BindFigures struct {
+	Bound int `json:"bound"`
+	// Seconds is from the first create to the scheduler's last bind.
+	Seconds float64 `json:"seconds"`
+	// PodsPerSecond is Bound over Seconds.
+	PodsPerSecond float64 `json:"podsPerSecond"`
+	// LatencyMillis is creation to bind, both seen by the pod watch.
+	LatencyMillis stats.Summary `json:"latencyMillis"`
+}
+
+// bindFigures are step's binds since t0.
+func bindFigures(st StepStats, t0 time.Time) BindFigures {
+	f := BindFigures{Bound: len(st.BindTimes), LatencyMillis: stats.Summarize(stats.Durations(st.Latencies))}
+	last := t0
+	for _, b := range st.BindTimes {
+		if b.After(last) {
+			last = b
+		}
+	}
+	f.Seconds = last.Sub(t0).Seconds()
+	if f.Seconds > 0 {
+		f.PodsPerSecond = float64(f.Bound) / f.Seconds
+	}
+	return f
 }
 
 // Overcommit is what the binds of a run did to the nodes, replayed in the
@@ -187,11 +225,16 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 		}
 		defer s.sched.Stop(context.Background())
 	}
+	var arbiterServer Scheduler
 	if arbiter != nil {
 		stop, err := r.startArbiter(ctx, c, e, arbiter)
 		defer stop()
 		if err != nil {
 			return run, err
+		}
+		arbiterServer = arbiter.Process
+		if arbiterServer == nil {
+			arbiterServer = second
 		}
 	}
 	if setup == SetupRoute {
@@ -222,6 +265,10 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 	}
 	r.logf("%s/%s: %d nodes, %d pods for each scheduler, interleaved", c.Name, setup, run.Nodes, n)
 	t0 := time.Now()
+	var stopCost func() *ArbiterCost
+	if arbiterServer != nil {
+		stopCost = r.measureArbiter(ctx, arbiterServer, c.Name+"-"+string(setup)+"-"+fmt.Sprint(repeat))
+	}
 	if err := r.createPods(ctx, pods); err != nil {
 		return run, err
 	}
@@ -236,6 +283,10 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 	}
 	run.Seconds = time.Since(t0).Seconds()
 	run.Pods = len(pods)
+	if stopCost != nil {
+		run.Arbiter = stopCost()
+	}
+	run.First, run.Second = bindFigures(e.rec.StepSince("a", t0), t0), bindFigures(e.rec.StepSince("b", t0), t0)
 	return run, r.tallyCoexist(ctx, e, run)
 }
 
@@ -319,5 +370,12 @@ func (r *Runner) tallyCoexist(ctx context.Context, e *env, run *CoexistRun) erro
 	}
 	r.logf("%s/%s: %d of %d pods bound %v; %d nodes overcommitted, %d pods over capacity, first overflow by %v",
 		run.Case, run.Setup, run.Bound, run.Pods, run.BoundBy, run.OvercommittedNodes, run.Overcommit.PodsOver, run.Overcommit.FirstOverflowBy)
+	for _, f := range []struct {
+		who string
+		f   BindFigures
+	}{{"kube-scheduler", run.First}, {"second", run.Second}} {
+		r.logf("%s/%s: %s: %d bound in %.2f s, %.1f pods/s, latency p50 %.0f ms, p99 %.0f ms",
+			run.Case, run.Setup, f.who, f.f.Bound, f.f.Seconds, f.f.PodsPerSecond, f.f.LatencyMillis.P50, f.f.LatencyMillis.P99)
+	}
 	return nil
 }

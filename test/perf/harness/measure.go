@@ -80,12 +80,17 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	default:
 		return fmt.Errorf("unknown mode %q", run.Mode)
 	}
+	stopLists := func() {}
+	if e.neighbour != nil {
+		stopLists = r.countNodePodLists(ctx, e)
+	}
 	var stopBeside func()
 	if r.beside != nil {
 		stopBeside = r.beside(ctx, e)
 	}
 	stopSockets := watchSockets(sched.PID(), 100*time.Millisecond)
 	_, waitErr := e.rec.WaitBound(ctx, step, len(pods), timeout, r.Stall)
+	stopLists()
 	run.CPUSeconds = sched.Usage().CPUSeconds - cpu0
 	if api0 > 0 && etcd0 > 0 {
 		api, etcd := procs.CPUSeconds()

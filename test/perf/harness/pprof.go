@@ -22,6 +22,10 @@ const reviewLabelKey, reviewLabelValue = "work", "review"
 // (review.Reviews.JudgeShadow).
 const shadowLabelValue = "shadow"
 
+// The bind arbiter's decisions run under the label work=arbiter
+// (controllers' bindingValidator).
+const arbiterLabelValue = "arbiter"
+
 // module prefixes the operator's function names in a profile.
 const module = "github.com/profile-scheduler/profile-scheduler/"
 
@@ -111,6 +115,9 @@ type CPUSplit struct {
 	// Shadow is the samples labelled work=shadow: a rollout's candidate
 	// judging the pods the serving generation placed.
 	Shadow float64 `json:"shadow,omitempty"`
+	// Arbiter is the samples labelled work=arbiter: the bind arbiter's
+	// decisions.
+	Arbiter float64 `json:"arbiter,omitempty"`
 }
 
 // splitCPU splits the samples of a CPU profile (sample type "cpu", in
@@ -129,6 +136,8 @@ func splitCPU(p *profile.Profile) (CPUSplit, error) {
 			s.Review += v
 		case slices.Contains(smp.Label[reviewLabelKey], shadowLabelValue):
 			s.Shadow += v
+		case slices.Contains(smp.Label[reviewLabelKey], arbiterLabelValue):
+			s.Arbiter += v
 		case inFuncs(smp.Location, reviewControllerFuncs):
 			s.ReviewController += v
 		case inFuncs(smp.Location, reviewFuncs):

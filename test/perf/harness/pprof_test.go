@@ -94,12 +94,16 @@ func TestSplitCPU(t *testing.T) {
 	// A rollout's shadow judging a pod: its own label, apart from reviews.
 	b.add(map[string][]string{reviewLabelKey: {shadowLabelValue}}, []int64{150, 3 * sec / 2}, module+"scheduler/review.(*Reviews).judgeShadow",
 		module+"scheduler/review.(*Reviews).JudgeShadow.func1")
+	// The bind arbiter judging a bind: its own label.
+	b.add(map[string][]string{reviewLabelKey: {arbiterLabelValue}}, []int64{50, sec / 2}, module+"scheduler.(*Arbiter).Decide",
+		module+"controllers.(*bindingValidator).Handle.func1")
 	got, err := splitCPU(b.build(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := CPUSplit{Profiled: 13.25, Review: 4.5, ReviewController: 2, UnlabelledReview: 0.25, Shadow: 1.5}
+	want := CPUSplit{Profiled: 13.75, Review: 4.5, ReviewController: 2, UnlabelledReview: 0.25, Shadow: 1.5, Arbiter: 0.5}
 	if math.Abs(got.Profiled-want.Profiled) > 1e-9 || math.Abs(got.Review-want.Review) > 1e-9 || math.Abs(got.Shadow-want.Shadow) > 1e-9 ||
+		math.Abs(got.Arbiter-want.Arbiter) > 1e-9 ||
 		math.Abs(got.ReviewController-want.ReviewController) > 1e-9 || math.Abs(got.UnlabelledReview-want.UnlabelledReview) > 1e-9 {
 		t.Errorf("split %+v, want %+v", got, want)
 	}

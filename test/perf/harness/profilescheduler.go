@@ -32,11 +32,15 @@ type ProfileScheduler struct {
 	FeatureGates string
 	// Pprof serves /debug/pprof on a local port (--pprof-bind-address).
 	Pprof bool
+	// Metrics serves /metrics on a local port, over HTTP
+	// (--metrics-bind-address, --metrics-secure=false).
+	Metrics bool
 
-	run      string
-	proc     *Process
-	pprofURL string
-	watcher  *ProfileWatcher
+	run        string
+	proc       *Process
+	pprofURL   string
+	metricsURL string
+	watcher    *ProfileWatcher
 }
 
 var _ Scheduler = &ProfileScheduler{}
@@ -72,6 +76,16 @@ func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeScheduler
 		args = append(args, o.FeatureGates)
 	}
 	args = append(args, o.ExtraArgs...)
+	o.metricsURL = ""
+	if o.Metrics {
+		mport, err := freePort()
+		if err != nil {
+			return err
+		}
+		// After --metrics-bind-address=0 above: the last one counts.
+		args = append(args, "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(mport), "--metrics-secure=false")
+		o.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
+	}
 	o.pprofURL = ""
 	if o.Pprof {
 		pport, err := freePort()
@@ -155,6 +169,15 @@ func (o *ProfileScheduler) PprofURL() string {
 		return ""
 	}
 	return o.pprofURL
+}
+
+// MetricsURL is where the running operator serves /metrics ("" when it
+// does not: Metrics unset).
+func (o *ProfileScheduler) MetricsURL() string {
+	if o.proc == nil {
+		return ""
+	}
+	return o.metricsURL
 }
 
 // Usage implements Scheduler.

@@ -51,8 +51,11 @@ type Run struct {
 	// Placement of the measured pods (cases with agreement only).
 	Placement map[string]string `json:"placement,omitempty"`
 	// Gang is what the run measured of its PodGroups (cases with groups).
-	Gang  *GangRun `json:"gang,omitempty"`
-	Error string   `json:"error,omitempty"`
+	Gang *GangRun `json:"gang,omitempty"`
+	// Neighbour is what the run saw beside a neighbour kube-scheduler
+	// (runs with Runner.Neighbour).
+	Neighbour *NeighbourRun `json:"neighbour,omitempty"`
+	Error     string        `json:"error,omitempty"`
 }
 
 // Signals are what a run's figures are read beside: what serving the run
@@ -136,6 +139,13 @@ func (r *Runner) RunCase(ctx context.Context, c *workloads.Case, vals map[string
 			started = true
 			if err := sched.Start(ctx, prof); err != nil {
 				return run, err
+			}
+			if r.Neighbour != nil {
+				stop, err := r.startNeighbour(ctx, c, e)
+				defer func() { stop(); run.Neighbour = e.neighbour }()
+				if err != nil {
+					return run, err
+				}
 			}
 			if err := r.probe(ctx, e, schedulerName); err != nil {
 				return run, err

@@ -37,6 +37,9 @@ type Runner struct {
 	// Dir is the results directory: traces and latency CSVs go there.
 	Dir string
 
+	// Neighbour, when set, runs beside every run of RunCase.
+	Neighbour *Neighbour
+
 	seq int
 	// beside, when set, is started with the measured step (at the resume,
 	// in a throughput run) and stopped after its last bind.
@@ -87,6 +90,8 @@ type env struct {
 	// measureStart is when the measured step began (the resume, in a
 	// throughput run).
 	measureStart time.Time
+	// neighbour is what the run's Neighbour saw (runs with one).
+	neighbour *NeighbourRun
 }
 
 // prepare deletes the previous run's nodes, makes a namespace, creates the

@@ -63,6 +63,7 @@ func (r *Report) writeCoexist(b *strings.Builder) {
 	}
 	b.WriteString("\n")
 	writeNotes(b, notes)
+	r.writeCoexistArbiter(b)
 }
 
 // coexistSplit splits counts by schedulerName into kube-scheduler's

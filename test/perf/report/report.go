@@ -35,8 +35,10 @@ type Report struct {
 	Swaps    []*harness.SwapRun        `json:"swaps,omitempty"`
 	Explains []*harness.ExplainRun     `json:"explains,omitempty"`
 	Coexists []*harness.CoexistRun     `json:"coexists,omitempty"`
-	Routes   []*harness.RoutesRun      `json:"routes,omitempty"`
-	Rollouts []*harness.RolloutRun     `json:"rollouts,omitempty"`
+	// Storms are the coexist cases' bind storms with the arbiter.
+	Storms   []*harness.StormRun   `json:"storms,omitempty"`
+	Routes   []*harness.RoutesRun  `json:"routes,omitempty"`
+	Rollouts []*harness.RolloutRun `json:"rollouts,omitempty"`
 	// Agreement per case that has one (placements compared pod by pod).
 	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
 }
@@ -235,6 +237,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.writeRollout(b)
 	r.writeRoutes(b)
 	r.writeCoexist(b)
+	r.writeStorm(b)
+	r.writeNeighbour(b, cases)
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())
 	return err

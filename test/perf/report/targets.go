@@ -58,6 +58,15 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 	for _, x := range r.rolloutChecks() {
 		checks = append(checks, check(x))
 	}
+	for _, x := range r.neighbourChecks(cases) {
+		checks = append(checks, check(x))
+	}
+	for _, x := range r.stormChecks() {
+		checks = append(checks, check(x))
+	}
+	for _, x := range r.coexistChecks() {
+		checks = append(checks, check(x))
+	}
 	for _, x := range r.targetRows() {
 		checks = append(checks, check(x))
 	}

@@ -27,8 +27,37 @@ func (b *bench) runCoexist(ctx context.Context, c *workloads.Case) error {
 				return err
 			}
 		}
+		if b.o.stormBinds > 0 {
+			tag := fmt.Sprintf("%s-storm-%d", c.Name, i+1)
+			err := b.ownRun(ctx, tag, func() error {
+				run, err := b.stormRun(ctx, c, i+1, tag)
+				b.rep.Storms = append(b.rep.Storms, run)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// stormRun runs a bind storm on case c's nodes: the harness binding as
+// two schedulers at -storm-rate, an operator serving the bind arbiter
+// alone, its certificate rotated midway.
+func (b *bench) stormRun(ctx context.Context, c *workloads.Case, repeat int, tag string) (*harness.StormRun, error) {
+	port, err := harness.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	certDir := filepath.Join(b.ours.Dir, tag+"-webhook-certs")
+	a := *b.ours
+	a.SetRun(tag + "-arbiter")
+	a.FeatureGates = c.FeatureGatesFlag()
+	a.ExtraArgs = append(slices.Clone(a.ExtraArgs), harness.ArbiterArgs(port, certDir)...)
+	a.Pprof, a.Metrics = true, true
+	arbiter := &harness.BindArbiter{Port: port, Process: &a}
+	return b.runner.RunBindStorm(ctx, c, b.vals[c.Name], arbiter, certDir, repeat, b.o.stormBinds, b.o.stormRate, true)
 }
 
 // ownRun makes one run of a case that makes its own runs (coexist,
@@ -80,6 +109,8 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 			a.SetRun(tag + "-arbiter")
 			a.FeatureGates = gates
 			a.ExtraArgs = append(slices.Clone(a.ExtraArgs), arbiterArgs...)
+			// Profiled and its metrics served: what the arbiter costs.
+			a.Pprof, a.Metrics = true, true
 			arbiter.Process = &a
 		}
 	default:
@@ -90,6 +121,10 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 			s.ExtraArgs = append(slices.Clone(s.ExtraArgs), "--bind-check=false")
 		}
 		s.ExtraArgs = append(slices.Clone(s.ExtraArgs), arbiterArgs...)
+		if arbiter != nil {
+			// Profiled and its metrics served: what the arbiter costs.
+			s.Pprof, s.Metrics = true, true
+		}
 		second = &s
 	}
 	return b.runner.RunCoexist(ctx, c, b.vals[c.Name], setup, repeat, &first, second, arbiter, b.o.schedulerName)

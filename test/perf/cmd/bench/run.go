@@ -27,6 +27,9 @@ type bench struct {
 	dir    string
 	logger *log.Logger
 	trace  harness.Trace
+	// neighbours are the cases run beside a neighbour kube-scheduler
+	// (-neighbour), true for those with the bind arbiter on.
+	neighbours map[string]bool
 	// cpOpts start every run's control plane.
 	cpOpts []controlplane.Option
 	vals   map[string]map[string]int
@@ -139,8 +142,19 @@ func run(ctx context.Context, o options) error {
 		}
 		b.vals[c.Name], b.rep.Params[c.Name] = v, v
 	}
+	if o.neighbour != "" {
+		if o.neighbourRate <= 0 {
+			return fmt.Errorf("-neighbour-rate must be positive, got %g", o.neighbourRate)
+		}
+		if cases, b.neighbours, err = neighbourCases(cases, o.neighbour, b.vals); err != nil {
+			return err
+		}
+		for _, c := range cases {
+			b.rep.Params[c.Name] = b.vals[c.Name]
+		}
+	}
 	for name := range overrides {
-		if !slices.ContainsFunc(cases, func(c *workloads.Case) bool { return c.Name == name }) {
+		if !slices.ContainsFunc(cases, func(c *workloads.Case) bool { return c.Name == name || strings.HasPrefix(c.Name, name+"-neighbour") }) {
 			return fmt.Errorf("-set names case %q, which is not selected", name)
 		}
 	}
@@ -263,6 +277,15 @@ func (b *bench) runOne(ctx context.Context, c *workloads.Case, s, tag string, mo
 	b.up.SetRun(tag)
 	b.ours.SetRun(tag)
 	b.up.FeatureGates, b.ours.FeatureGates = c.FeatureGatesFlag(), c.FeatureGatesFlag()
+	b.runner.Neighbour = nil
+	if arbiter, ok := b.neighbours[c.Name]; ok {
+		nb, restore, err := b.neighbour(c, s, tag, arbiter)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { restore(); b.runner.Neighbour = nil }()
+		b.runner.Neighbour = nb
+	}
 	vals, name := b.vals[c.Name], b.o.schedulerName
 	switch {
 	case c.Swap != nil:
