@@ -243,6 +243,38 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		Expect(op.sched.Candidate(pool)).To(BeZero())
 	})
 
+	It("rolls a change of a referenced ExtenderConfig out through the profile's rollout", func() {
+		const name = "ro-ext"
+		ext := startExtender(false)
+		ec := newExtenderConfig(name, ext.URL)
+		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, ec))).To(Succeed()) })
+		sp := newProfile(name, v1alpha1.SchedulerProfileSpec{Extenders: []string{name},
+			Rollout: &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Minute)}}})
+		Expect(k8s.Create(suiteCtx, sp)).To(Succeed())
+		DeferCleanup(func() { deleteProfile(name) })
+		live := expectLive(name, timeout)
+		Expect(live.Status.Rollout).To(BeNil(), "the first generation goes live at once")
+
+		By("the ExtenderConfig changes: the same generation of the profile is rolled out with it")
+		Expect(k8s.Get(suiteCtx, client.ObjectKeyFromObject(ec), ec)).To(Succeed())
+		ec.Spec.HTTPTimeout = &metav1.Duration{Duration: 3 * time.Second}
+		Expect(k8s.Update(suiteCtx, ec)).To(Succeed())
+		rolling := rolloutIn(name, v1alpha1.RolloutProgressing, timeout)
+		Expect(rolling.Status.Extenders[0].Generation).To(BeEquivalentTo(1), "the serving generation still calls the extender as it was")
+		Expect(meta.FindStatusCondition(rolling.Status.Conditions, v1alpha1.ConditionReconciling).Reason).To(Equal(v1alpha1.ReasonRollingOut))
+
+		By("promoted at once by the annotation, the profile calls the new ExtenderConfig")
+		rolling.Annotations = map[string]string{v1alpha1.AnnotationRolloutPromote: fmt.Sprintf("%d/full", rolling.Generation)}
+		Expect(k8s.Update(suiteCtx, rolling)).To(Succeed())
+		Eventually(func(g Gomega) {
+			sp := getProfile(name)
+			g.Expect(sp.Status.Rollout.Phase).To(Equal(v1alpha1.RolloutPromoted))
+			g.Expect(sp.Status.Extenders[0].Generation).To(BeEquivalentTo(2))
+		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+		expectLive(name, timeout)
+	})
+
 	It("refuses a rollout of a QueueSort change, and aborts on the annotation", func() {
 		const pool = "ro-ctl"
 		rolloutPool(pool, 1)
