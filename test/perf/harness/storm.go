@@ -243,8 +243,19 @@ func (r *Runner) RunBindStorm(ctx context.Context, c *workloads.Case, vals map[s
 		run.FailedOpenBinds = max(0, run.Admitted-int(run.Arbiter.Judged-run.Arbiter.Refused+run.Arbiter.Unjudged))
 	}
 	if rotate && rotateErr == nil {
-		if run.ServesRotated, rotateErr = servesCert(arbiter.Port, certDir); rotateErr == nil && !run.ServesRotated {
-			rotateErr = errors.New("the arbiter still serves the certificate it had before the rotation")
+		// The webhook server reloads its certificate when its watcher sees
+		// the files change, or at its next poll (controller-runtime's
+		// certwatcher polls every 10s): wait that long, and a little more.
+		deadline := time.Now().Add(certReloadWait)
+		for {
+			run.ServesRotated, rotateErr = servesCert(arbiter.Port, certDir)
+			if rotateErr != nil || run.ServesRotated || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		if rotateErr == nil && !run.ServesRotated {
+			rotateErr = fmt.Errorf("the arbiter still serves the certificate it had before the rotation, %s after the storm", certReloadWait)
 		}
 	}
 	err = errors.Join(rotateErr, r.checkStorm(ctx, e, run, sent))
@@ -260,6 +271,10 @@ func (r *Runner) RunBindStorm(ctx context.Context, c *workloads.Case, vals map[s
 	}
 	return run, err
 }
+
+// certReloadWait bounds how long after a storm the rotated certificate
+// may take to be served.
+const certReloadWait = 20 * time.Second
 
 // checkStorm replays the storm's binds on the nodes and checks every
 // refusal against the final state.
