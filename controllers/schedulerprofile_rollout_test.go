@@ -275,6 +275,42 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		expectLive(name, timeout)
 	})
 
+	It("extends a step without pods, holds it with onFailure Pause, and promotes it on the annotation", func() {
+		const pool = "ro-quiet"
+		rolloutPool(pool, 1)
+		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+		expectLive(pool, timeout)
+		DeferCleanup(func() { deleteProfile(pool) })
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps:     []v1alpha1.RolloutStep{canary(20, 10*time.Second)},
+			Analysis:  &v1alpha1.RolloutAnalysis{MinSamples: ptr.To[int32](5), MaxExtensions: ptr.To[int32](1)},
+			OnFailure: v1alpha1.RolloutPause,
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+
+		By("no pod arrives: the step is extended once, then held for want of samples")
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro).NotTo(BeNil())
+			g.Expect(ro.Extensions).To(BeEquivalentTo(1))
+		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		held := rolloutIn(pool, v1alpha1.RolloutPaused, 30*time.Second)
+		Expect(held.Status.Rollout.Message).To(ContainSubstring("fewer than 5 samples after 1 extensions of step 1"))
+		Expect(held.Status.Rollout.Summary).To(Equal("paused: canary 20%"))
+		reconciling := meta.FindStatusCondition(held.Status.Conditions, v1alpha1.ConditionReconciling)
+		Expect(reconciling.Reason).To(Equal(v1alpha1.ReasonRolloutPaused))
+		Expect(op.sched.Candidate(pool)).To(Equal(held.Generation), "a held canary keeps its share")
+
+		By("promoting the held step promotes the generation")
+		held.Annotations = map[string]string{v1alpha1.AnnotationRolloutPromote: fmt.Sprintf("%d/1", held.Generation)}
+		Expect(k8s.Update(suiteCtx, held)).To(Succeed())
+		live := expectLive(pool, timeout)
+		Expect(live.Status.Rollout.Phase).To(Equal(v1alpha1.RolloutPromoted))
+	})
+
 	It("refuses a rollout of a QueueSort change, and aborts on the annotation", func() {
 		const pool = "ro-ctl"
 		rolloutPool(pool, 1)
