@@ -432,43 +432,18 @@ func (pl *pools) stopLoad() {
 // poolLoad creates rate pods per second until ctx ends, every other one
 // pinned to pool b (loadB), the others to pool a (loadA).
 func (r *Runner) poolLoad(ctx context.Context, c *workloads.Case, vals map[string]int, ns, schedulerName string, rate int, created *atomic.Int64) error {
-	tick := time.NewTicker(time.Second / time.Duration(max(rate, 1)))
-	defer tick.Stop()
-	sem := make(chan struct{}, 64)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	var mu sync.Mutex
-	var first error
-	for i := 0; ; i++ {
-		select {
-		case <-ctx.Done():
-			mu.Lock()
-			defer mu.Unlock()
-			return first
-		case <-tick.C:
-		}
+	return r.pacedCreates(ctx, rate, created, func(i int) ([]*corev1.Pod, error) {
 		prefix, pool := loadA, poolA
 		if i%2 == 1 {
 			prefix, pool = loadB, poolB
 		}
 		pods, err := renderPods(c, c.Rollout.PodTemplate, prefix, i/2, 1, ns, schedulerName, vals)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pods[0].Spec.NodeSelector = map[string]string{scenarioPool: pool}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			// Not ctx: a create already started is finished and counted.
-			if err := r.createPods(context.Background(), pods); err != nil {
-				mu.Lock()
-				first = errors.Join(first, err)
-				mu.Unlock()
-				return
-			}
-			created.Add(1)
-		})
-	}
+		return pods, nil
+	})
 }
 
 // sleep waits d or until ctx ends.

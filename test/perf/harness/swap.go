@@ -10,6 +10,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/internal/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
+	corev1 "k8s.io/api/core/v1"
 	schedv1 "k8s.io/kube-scheduler/config/v1"
 )
 
@@ -287,9 +288,19 @@ func (r *Runner) RunSwap(ctx context.Context, c *workloads.Case, vals map[string
 	return run, errors.Join(loadErr, drainErr, overErr)
 }
 
-// load creates pods at rate per second until ctx ends. Creates run
-// concurrently so a slow request does not slow the rate down.
+// load creates pods at rate per second until ctx ends.
 func (r *Runner) load(ctx context.Context, c *workloads.Case, e *env, sw *workloads.Swap, rate int, scheduler string, vals map[string]int, created *atomic.Int64) error {
+	return r.pacedCreates(ctx, rate, created, func(i int) ([]*corev1.Pod, error) {
+		return renderPods(c, sw.PodTemplate, sw.Prefix, i, 1, e.ns, scheduler, vals)
+	})
+}
+
+// pacedCreates creates the pods render(i) gives for i = 0, 1, ..., rate
+// times a second until ctx ends, and counts them in created. Creates run
+// concurrently (at most 64 at once) so a slow request does not slow the
+// rate down; it returns the first errors, once the creates under way are
+// done.
+func (r *Runner) pacedCreates(ctx context.Context, rate int, created *atomic.Int64, render func(i int) ([]*corev1.Pod, error)) error {
 	tick := time.NewTicker(time.Second / time.Duration(max(rate, 1)))
 	defer tick.Stop()
 	sem := make(chan struct{}, 64)
@@ -305,7 +316,7 @@ func (r *Runner) load(ctx context.Context, c *workloads.Case, e *env, sw *worklo
 			return first
 		case <-tick.C:
 		}
-		pods, err := renderPods(c, sw.PodTemplate, sw.Prefix, i, 1, e.ns, scheduler, vals)
+		pods, err := render(i)
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,7 @@
 package workloads
 
 import (
-	"io/fs"
-	"strings"
 	"testing"
-	"testing/fstest"
 )
 
 func TestExplainCase(t *testing.T) {
@@ -45,20 +42,6 @@ func TestExplainValidation(t *testing.T) {
 		{"explain: {sizes: [3], reviews: 0, rate: 1, podTemplate: pod-default.yaml}\n", "explain.reviews must be positive"},
 		{"explain: {sizes: [3], reviews: 2, rate: 1, podTemplate: nope.yaml}\n", "explain: podTemplate: template nope.yaml not found"},
 	} {
-		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + tc.explain)}}
-		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
-			b, err := fs.ReadFile(Embedded, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fsys[f] = &fstest.MapFile{Data: b}
-		}
-		_, err := Load(fsys)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", tc.explain, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: error %v, want one saying %q", tc.explain, err, tc.wantErr)
-		}
+		expectLoad(t, base+tc.explain, tc.explain, tc.wantErr)
 	}
 }

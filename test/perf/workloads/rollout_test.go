@@ -1,10 +1,8 @@
 package workloads
 
 import (
-	"io/fs"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 )
 
@@ -48,20 +46,6 @@ func TestRolloutValidation(t *testing.T) {
 		if strings.Contains(tc.extra, "nodeTemplate") {
 			doc = strings.Replace(base, "  nodeTemplate: node-default.yaml\n", "", 1) + tc.extra
 		}
-		fsys := fstest.MapFS{"x.yaml": {Data: []byte(doc)}}
-		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
-			b, err := fs.ReadFile(Embedded, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fsys[f] = &fstest.MapFile{Data: b}
-		}
-		_, err := Load(fsys)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", tc.extra, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: error %v, want one saying %q", tc.extra, err, tc.wantErr)
-		}
+		expectLoad(t, doc, tc.extra, tc.wantErr)
 	}
 }

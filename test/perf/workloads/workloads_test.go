@@ -46,21 +46,7 @@ func TestMeasuredStepNeedsRate(t *testing.T) {
 		{"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true}\n", "needs rate"},
 		{"- createPods: {count: 1, prefix: m, template: pod-default.yaml, measure: true, rate: $speed}\n", "unknown parameter $speed"},
 	} {
-		fsys := fstest.MapFS{"x.yaml": {Data: []byte(base + tc.step)}}
-		for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
-			b, err := fs.ReadFile(Embedded, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fsys[f] = &fstest.MapFile{Data: b}
-		}
-		_, err := Load(fsys)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", tc.step, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: error %v, want one saying %q", tc.step, err, tc.wantErr)
-		}
+		expectLoad(t, base+tc.step, tc.step, tc.wantErr)
 	}
 }
 
@@ -337,4 +323,26 @@ func embeddedCase(t *testing.T, name string) *Case {
 	}
 	t.Fatalf("no %s case", name)
 	return nil
+}
+
+// expectLoad loads doc as the one workload of a directory with the
+// default templates, and checks that it loads (wantErr empty) or fails
+// with an error saying wantErr; what names the case in a failure.
+func expectLoad(t *testing.T, doc, what, wantErr string) {
+	t.Helper()
+	fsys := fstest.MapFS{"x.yaml": {Data: []byte(doc)}}
+	for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
+		b, err := fs.ReadFile(Embedded, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[f] = &fstest.MapFile{Data: b}
+	}
+	_, err := Load(fsys)
+	switch {
+	case wantErr == "" && err != nil:
+		t.Errorf("%s: %v", what, err)
+	case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+		t.Errorf("%s: error %v, want one saying %q", what, err, wantErr)
+	}
 }
