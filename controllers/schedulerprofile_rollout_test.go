@@ -29,6 +29,15 @@ func rolloutPool(pool string, n int) {
 	}
 }
 
+// servingOnPool makes a pool of n nodes and a profile named as the pool
+// with upstream's default plugins, live, deleted when the spec ends.
+func servingOnPool(pool string, n int) {
+	rolloutPool(pool, n)
+	Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
+	expectLive(pool, timeout)
+	DeferCleanup(func() { deleteProfile(pool) })
+}
+
 // excludingPool is NodeAffinity's args that keep every pod off pool: a
 // bad policy for the pods that run there.
 func excludingPool(pool string) []v1alpha1.PluginConfig {
@@ -69,11 +78,8 @@ func createPods(ns, prefix, schedulerName, pool string, n int) []*corev1.Pod {
 var _ = Describe("SchedulerProfile rollout", func() {
 	It("rolls a bad change back on its own, with only the canary's share of pods touched", func() {
 		const pool = "ro-bad"
-		rolloutPool(pool, 2)
+		servingOnPool(pool, 2)
 		ns := createNamespace(pool)
-		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
-		expectLive(pool, timeout)
-		DeferCleanup(func() { deleteProfile(pool) })
 
 		By("generation 2 keeps every pod off the pool, rolled out to a 30% canary")
 		sp := getProfile(pool)
@@ -128,11 +134,8 @@ var _ = Describe("SchedulerProfile rollout", func() {
 
 	It("promotes a good change through shadow and canary, and resumes after a restart", func() {
 		const pool = "ro-good"
-		rolloutPool(pool, 2)
+		servingOnPool(pool, 2)
 		ns := createNamespace(pool)
-		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
-		expectLive(pool, timeout)
-		DeferCleanup(func() { deleteProfile(pool) })
 
 		sp := getProfile(pool)
 		sp.Spec.PluginConfig = fitArgs("MostAllocated")
@@ -192,11 +195,8 @@ var _ = Describe("SchedulerProfile rollout", func() {
 
 	It("counts a canary plugin's panic as its error and rolls it back, the operator alive", func() {
 		const pool = "ro-panic"
-		rolloutPool(pool, 2)
+		servingOnPool(pool, 2)
 		ns := createNamespace(pool)
-		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
-		expectLive(pool, timeout)
-		DeferCleanup(func() { deleteProfile(pool) })
 
 		sp := getProfile(pool)
 		sp.Spec.Plugins = &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicFilterName}}}}
@@ -213,9 +213,7 @@ var _ = Describe("SchedulerProfile rollout", func() {
 
 	It("rolls the newest of two changes out, and retires both generations when the profile is deleted", func() {
 		const pool = "ro-twice"
-		rolloutPool(pool, 1)
-		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
-		expectLive(pool, timeout)
+		servingOnPool(pool, 1)
 		steps := []v1alpha1.RolloutStep{canary(10, 10*time.Minute)}
 
 		sp := getProfile(pool)
@@ -277,10 +275,7 @@ var _ = Describe("SchedulerProfile rollout", func() {
 
 	It("extends a step without pods, holds it with onFailure Pause, and promotes it on the annotation", func() {
 		const pool = "ro-quiet"
-		rolloutPool(pool, 1)
-		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
-		expectLive(pool, timeout)
-		DeferCleanup(func() { deleteProfile(pool) })
+		servingOnPool(pool, 1)
 
 		sp := getProfile(pool)
 		sp.Spec.PluginConfig = fitArgs("MostAllocated")
@@ -313,10 +308,7 @@ var _ = Describe("SchedulerProfile rollout", func() {
 
 	It("refuses a rollout of a QueueSort change, and aborts on the annotation", func() {
 		const pool = "ro-ctl"
-		rolloutPool(pool, 1)
-		Expect(k8s.Create(suiteCtx, newProfile(pool, v1alpha1.SchedulerProfileSpec{}))).To(Succeed())
-		expectLive(pool, timeout)
-		DeferCleanup(func() { deleteProfile(pool) })
+		servingOnPool(pool, 1)
 		steps := []v1alpha1.RolloutStep{canary(10, 10*time.Minute)}
 
 		sp := getProfile(pool)
