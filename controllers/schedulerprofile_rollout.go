@@ -148,11 +148,11 @@ func (r *schedulerProfileReconciler) rollOut(ctx context.Context, s *profileScop
 		}
 	}
 	paused := ann[v1alpha1.AnnotationRolloutPaused] == "true" || run.held
-	if w, ok := r.Rollouts.Window(s.name, false); ok && isShadow(spec.Steps[run.step]) {
+	w, _ := r.Rollouts.Window(s.name, false)
+	if isShadow(spec.Steps[run.step]) {
 		run.shadow = shadowResult(w.Shadow)
 	}
 	if !paused && !now.Before(run.stepEnds) {
-		w, _ := r.Rollouts.Window(s.name, false)
 		a := analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w)
 		run.analysis = a.metrics
 		b := boundsOf(spec.Analysis)

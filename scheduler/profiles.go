@@ -341,7 +341,7 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 		profile:   p,
 		cancel:    cancel,
 		informers: fi,
-		stats:     &generationStats{windowStarted: time.Now()},
+		stats:     &generationStats{},
 		applied: Applied{
 			SchedulerName: name,
 			Plugins:       fw.ListPlugins(),

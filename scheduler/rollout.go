@@ -115,7 +115,6 @@ type ShadowDisagreement struct {
 type RolloutWindow struct {
 	Serving, Candidate GenerationCounts
 	Shadow             ShadowCounts
-	Started            time.Time
 }
 
 // maxDisagreements is how many disagreeing pods a shadow window names.
@@ -137,15 +136,17 @@ type rollout struct {
 
 type rolloutMap map[string]*rollout
 
-// generationStats counts a generation's outcomes since its window began.
+// generationStats counts a generation's outcomes since its window began,
+// while a rollout runs (role set): outside a rollout the scheduling cycle
+// pays a nil check and one lock, and keeps no latencies.
 type generationStats struct {
-	mu            sync.Mutex
-	counts        GenerationCounts
-	latencies     []time.Duration
-	next          int
-	role          string
-	profile       string
-	windowStarted time.Time
+	mu        sync.Mutex
+	counts    GenerationCounts
+	latencies []time.Duration
+	next      int
+	// role is serving or candidate while the generation's profile is
+	// rolled out, empty otherwise; profile is its schedulerName.
+	role, profile string
 }
 
 // maxLatencySamples bounds the latencies kept per window (the last ones).
@@ -165,6 +166,11 @@ func (g *generationStats) record(o outcome, latency time.Duration) {
 		return
 	}
 	g.mu.Lock()
+	role, profile := g.role, g.profile
+	if role == "" {
+		g.mu.Unlock()
+		return
+	}
 	g.counts.Attempts++
 	switch o {
 	case outcomeBound:
@@ -180,36 +186,36 @@ func (g *generationStats) record(o outcome, latency time.Duration) {
 	case outcomeError:
 		g.counts.Errors++
 	}
-	role, profile := g.role, g.profile
 	g.mu.Unlock()
-	if role != "" {
-		observeGeneration(profile, role, o, latency)
-	}
+	observeGeneration(profile, role, o, latency)
 }
 
 // panicked counts a plugin's panic in a parallel worker of an attempt
 // counted by its outcome.
 func (g *generationStats) panicked() {
 	g.mu.Lock()
-	g.counts.Errors++
 	role, profile := g.role, g.profile
+	if role != "" {
+		g.counts.Errors++
+	}
 	g.mu.Unlock()
 	if role != "" {
 		rolloutAttempts.WithLabelValues(profile, role, "panic").Inc()
 	}
 }
 
-// setRole names the generation in the per-generation metrics ("" while
-// no rollout runs: nothing is exported).
+// setRole starts counting the generation as role of profile's rollout in
+// a new window, or stops counting it (role empty) and drops its counts.
 func (g *generationStats) setRole(profile, role string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.profile, g.role = profile, role
+	g.counts, g.latencies, g.next = GenerationCounts{}, nil, 0
 }
 
 // window returns the counts since the window began, and starts a new one
 // when reset.
-func (g *generationStats) window(reset bool) (GenerationCounts, time.Time) {
+func (g *generationStats) window(reset bool) GenerationCounts {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c := g.counts
@@ -219,11 +225,10 @@ func (g *generationStats) window(reset bool) (GenerationCounts, time.Time) {
 		slices.Sort(sorted)
 		c.LatencyP99 = sorted[min(n-1, (n*99+99)/100-1)]
 	}
-	started := g.windowStarted
 	if reset {
-		g.counts, g.latencies, g.next, g.windowStarted = GenerationCounts{}, nil, 0, time.Now()
+		g.counts, g.latencies, g.next = GenerationCounts{}, nil, 0
 	}
-	return c, started
+	return c
 }
 
 // shadow judges, on one goroutine, the pods the serving generation placed
@@ -426,7 +431,7 @@ func (s *Scheduler) StartRollout(ctx context.Context, p Profile, step RolloutSte
 	old := (*s.rollouts.Load())[name]
 	s.publishRollout(ctx, name, serving, &rollout{candidate: lp, step: step})
 	if old != nil {
-		s.endRollout(logger, old)
+		s.endRollout(old)
 		old.candidate.retire(logger)
 	}
 	logger.V(2).Info("Rollout started", "profile", name, "generation", p.Generation, "servingGeneration", serving.profile.Generation, "percent", step.Percent)
@@ -455,10 +460,9 @@ func (s *Scheduler) publishRollout(ctx context.Context, name string, serving *li
 			}()
 		}
 		next[name] = r
+		// Both windows start anew with the step.
 		r.candidate.stats.setRole(name, "candidate")
 		serving.stats.setRole(name, "serving")
-		r.candidate.stats.window(true)
-		serving.stats.window(true)
 		if err := s.queue.SetProfile(ctx, name, serving.fw, r.candidate.fw); err != nil {
 			klog.FromContext(ctx).Error(err, "Queue refused the rollout's hints", "profile", name)
 		}
@@ -478,7 +482,7 @@ func stepGauge(r *rollout) int32 {
 
 // endRollout stops what a rollout runs beside its candidate (its shadow)
 // and takes its generation out of the per-generation metrics.
-func (s *Scheduler) endRollout(_ klog.Logger, r *rollout) {
+func (s *Scheduler) endRollout(r *rollout) {
 	if r.shadow != nil {
 		r.shadow.close()
 	}
@@ -535,7 +539,7 @@ func (s *Scheduler) Promote(ctx context.Context, name string) bool {
 	next[name] = r.candidate
 	s.profiles.Store(&next)
 	s.publishRollout(ctx, name, nil, nil)
-	s.endRollout(logger, r)
+	s.endRollout(r)
 	if err := s.queue.SetProfile(ctx, name, r.candidate.fw); err != nil {
 		logger.Error(err, "Queue refused profile", "profile", name)
 	}
@@ -562,7 +566,7 @@ func (s *Scheduler) rollbackLocked(ctx context.Context, name string) bool {
 		return false
 	}
 	s.publishRollout(ctx, name, nil, nil)
-	s.endRollout(logger, r)
+	s.endRollout(r)
 	if serving := (*s.profiles.Load())[name]; serving != nil {
 		serving.stats.setRole("", "")
 		if err := s.queue.SetProfile(ctx, name, serving.fw); err != nil {
@@ -584,8 +588,8 @@ func (s *Scheduler) Window(name string, reset bool) (RolloutWindow, bool) {
 		return RolloutWindow{}, false
 	}
 	var w RolloutWindow
-	w.Serving, _ = serving.stats.window(reset)
-	w.Candidate, w.Started = r.candidate.stats.window(reset)
+	w.Serving = serving.stats.window(reset)
+	w.Candidate = r.candidate.stats.window(reset)
 	if r.shadow != nil {
 		w.Shadow = r.shadow.window(reset)
 	}

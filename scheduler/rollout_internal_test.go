@@ -38,19 +38,24 @@ func TestBucketSplitsAndIsStable(t *testing.T) {
 
 func TestGenerationStatsWindow(t *testing.T) {
 	g := &generationStats{}
+	g.record(outcomeBound, time.Second)
+	if c := g.window(false); c.Attempts != 0 || c.LatencySamples != 0 {
+		t.Errorf("outside a rollout nothing is counted: %+v", c)
+	}
+	g.setRole("p", "candidate")
 	for i := 1; i <= 100; i++ {
 		g.record(outcomeBound, time.Duration(i)*time.Millisecond)
 	}
 	g.record(outcomeUnschedulable, 0)
 	g.record(outcomeError, 0)
-	c, _ := g.window(true)
+	c := g.window(true)
 	if c.Attempts != 102 || c.Bound != 100 || c.Unschedulable != 1 || c.Errors != 1 {
 		t.Errorf("counts %+v", c)
 	}
 	if c.LatencyP99 != 99*time.Millisecond || c.LatencySamples != 100 {
 		t.Errorf("p99 %v over %d samples, want 99ms over 100", c.LatencyP99, c.LatencySamples)
 	}
-	if c, _ := g.window(false); c.Attempts != 0 || c.LatencySamples != 0 {
+	if c := g.window(false); c.Attempts != 0 || c.LatencySamples != 0 {
 		t.Errorf("a new window starts empty: %+v", c)
 	}
 }
@@ -78,5 +83,23 @@ func TestRolloutKeyOfAGang(t *testing.T) {
 	alone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "solo", UID: "solo-uid"}}
 	if k := s.rolloutKey(alone); k != "solo-uid" {
 		t.Errorf("a pod of no group is keyed %q, want its UID", k)
+	}
+}
+
+// TestGenerationStatsRoleStartsAWindow: counting starts anew with a role,
+// and stops, counts dropped, without one.
+func TestGenerationStatsRoleStartsAWindow(t *testing.T) {
+	g := &generationStats{}
+	g.setRole("p", "serving")
+	g.record(outcomeUnschedulable, 0)
+	g.setRole("p", "serving")
+	if c := g.window(false); c.Attempts != 0 {
+		t.Errorf("a role starts a new window: %+v", c)
+	}
+	g.record(outcomeError, 0)
+	g.setRole("", "")
+	g.record(outcomeError, 0)
+	if c := g.window(false); c.Attempts != 0 || c.Errors != 0 {
+		t.Errorf("without a role nothing is kept: %+v", c)
 	}
 }

@@ -359,7 +359,7 @@ func (s *Scheduler) shutdown(logger klog.Logger) {
 	noRollouts := rolloutMap{}
 	s.rollouts.Store(&noRollouts)
 	for _, r := range *rollouts {
-		s.endRollout(logger, r)
+		s.endRollout(r)
 		r.candidate.retire(logger)
 	}
 	untrackLive(s)
