@@ -104,6 +104,53 @@ var _ = Describe("SchedulerProfile schema", func() {
       enabled:
         - name: NodeResourcesFit
           weight: -1`, "spec.plugins.score.enabled[0].weight", "greater than or equal to 0"),
+		Entry("rollout canary percent 0", `
+  rollout:
+    steps:
+      - canary: {percent: 0, duration: 1m}`, "spec.rollout.steps[0].canary.percent", "greater than or equal to 1"),
+		Entry("rollout canary percent 100", `
+  rollout:
+    steps:
+      - canary: {percent: 100, duration: 1m}`, "spec.rollout.steps[0].canary.percent", "less than or equal to 99"),
+		Entry("rollout step duration below 10s", `
+  rollout:
+    steps:
+      - shadow: {duration: 5s}`, "spec.rollout.steps[0].shadow.duration", "duration must be between 10s and 24h"),
+		Entry("rollout step duration above 24h", `
+  rollout:
+    steps:
+      - canary: {percent: 10, duration: 25h}`, "spec.rollout.steps[0].canary.duration", "duration must be between 10s and 24h"),
+		Entry("rollout step duration that is not a duration", `
+  rollout:
+    steps:
+      - shadow: {duration: soon}`, "spec.rollout.steps[0].shadow", "duration"),
+		Entry("rollout step both shadow and canary", `
+  rollout:
+    steps:
+      - shadow: {duration: 1m}
+        canary: {percent: 10, duration: 1m}`, "spec.rollout.steps[0]", "a step is exactly one of shadow or canary"),
+		Entry("rollout step neither shadow nor canary", `
+  rollout:
+    steps:
+      - {}`, "spec.rollout.steps[0]", "a step is exactly one of shadow or canary"),
+		Entry("rollout without steps", `
+  rollout:
+    steps: []`, "spec.rollout.steps", "at least 1 items"),
+		Entry("rollout of 11 steps", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}, {shadow: {duration: 1m}}]`, "spec.rollout.steps", "at most 10 items"),
+		Entry("rollout onFailure not an option", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    onFailure: Retry`, "spec.rollout.onFailure", "Unsupported value"),
+		Entry("rollout shadow agreement above 1", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {minShadowAgreement: 1.5}`, "spec.rollout.analysis.minShadowAgreement", "less than or equal to 1"),
+		Entry("rollout unschedulable ratio below 1", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {maxUnschedulableRatio: 0.5}`, "spec.rollout.analysis.maxUnschedulableRatio", "greater than or equal to 1"),
 		Entry("percentageOfNodesToScore above 100", `
   percentageOfNodesToScore: 101`, "spec.percentageOfNodesToScore", "less than or equal to 100"),
 		Entry("negative percentageOfNodesToScore", `
