@@ -195,8 +195,8 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (applied Applied, err 
 	}
 
 	// A generation swapped in at once ends a rollout of the name: its
-	// candidate is retired.
-	s.rollbackLocked(ctx, name)
+	// candidate is retired (the queue is set below).
+	s.rollbackLocked(ctx, name, false)
 	old := *s.profiles.Load()
 	next := make(profileMap, len(old)+1)
 	for k, v := range old {
@@ -262,7 +262,7 @@ func (s *Scheduler) Remove(ctx context.Context, schedulerName string) bool {
 	if !ok {
 		return false
 	}
-	s.rollbackLocked(ctx, schedulerName)
+	s.rollbackLocked(ctx, schedulerName, false)
 	dropped := s.queue.RemoveProfile(schedulerName)
 	next := make(profileMap, len(old))
 	for k, v := range old {

@@ -555,11 +555,13 @@ func (s *Scheduler) Promote(ctx context.Context, name string) bool {
 func (s *Scheduler) Rollback(ctx context.Context, name string) bool {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
-	return s.rollbackLocked(ctx, name)
+	return s.rollbackLocked(ctx, name, true)
 }
 
-// rollbackLocked retires name's candidate; the caller holds applyMu.
-func (s *Scheduler) rollbackLocked(ctx context.Context, name string) bool {
+// rollbackLocked retires name's candidate, and gives the queue back the
+// serving generation's hints alone when requeue is set (Apply and Remove
+// set the queue themselves next); the caller holds applyMu.
+func (s *Scheduler) rollbackLocked(ctx context.Context, name string, requeue bool) bool {
 	logger := klog.FromContext(ctx)
 	r := (*s.rollouts.Load())[name]
 	if r == nil {
@@ -569,8 +571,10 @@ func (s *Scheduler) rollbackLocked(ctx context.Context, name string) bool {
 	s.endRollout(r)
 	if serving := (*s.profiles.Load())[name]; serving != nil {
 		serving.stats.setRole("", "")
-		if err := s.queue.SetProfile(ctx, name, serving.fw); err != nil {
-			logger.Error(err, "Queue refused profile", "profile", name)
+		if requeue {
+			if err := s.queue.SetProfile(ctx, name, serving.fw); err != nil {
+				logger.Error(err, "Queue refused profile", "profile", name)
+			}
 		}
 	}
 	r.candidate.retire(logger)
