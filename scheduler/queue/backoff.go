@@ -200,8 +200,23 @@ func (b *backoffQueue) pop() (*framework.QueuedPodInfo, bool) {
 }
 
 // popUnschedulable removes and returns the rejected pod whose back-off
-// ends first; pods that failed with an error are never taken early.
-func (b *backoffQueue) popUnschedulable() (*framework.QueuedPodInfo, bool) {
-	p, err := b.unschedulable.Pop()
-	return p, err == nil
+// ends first, of profile name when name is set; pods that failed with an
+// error are never taken early. A profile's pod is looked for among all
+// (O(pods backing off)): only a loop with no active pod asks.
+func (b *backoffQueue) popUnschedulable(name string) (*framework.QueuedPodInfo, bool) {
+	if name == "" {
+		p, err := b.unschedulable.Pop()
+		return p, err == nil
+	}
+	var first *framework.QueuedPodInfo
+	for _, p := range b.unschedulable.List() {
+		if p.Pod.Spec.SchedulerName == name && (first == nil || b.less(p, first)) {
+			first = p
+		}
+	}
+	if first == nil {
+		return nil, false
+	}
+	b.unschedulable.Delete(first)
+	return first, true
 }

@@ -86,7 +86,7 @@ func (q *Queue) SetProfile(ctx context.Context, name string, fw framework.Framew
 		}
 	}
 	q.moveToActiveOrBackoffLocked(ctx, toMove, eventProfileChanged, nil, nil)
-	q.cond.Broadcast()
+	q.wakeLocked(name)
 	return nil
 }
 
@@ -101,6 +101,12 @@ func (q *Queue) RemoveProfile(name string) int {
 		return 0
 	}
 	delete(q.profiles, name)
+	// Its loop stops; a loop of a profile of the same name added later
+	// waits on a new one.
+	if c := q.waiters[name]; c != nil {
+		c.Broadcast()
+		delete(q.waiters, name)
+	}
 	n := 0
 	for _, p := range pq.active.List() {
 		q.nominator.delete(p.Pod)

@@ -45,7 +45,10 @@ type Queue struct {
 	wake chan struct{}
 
 	lock sync.Mutex
-	cond *sync.Cond
+	// cond wakes Pop, the one loop of every profile; waiters wake PopFor,
+	// a loop of one profile, by schedulerName. Both wait on lock.
+	cond    *sync.Cond
+	waiters map[string]*sync.Cond
 	// profiles is keyed by schedulerName.
 	profiles map[string]*profileQueue
 	// backoff holds pods of every profile, ordered by back-off expiry.
@@ -125,6 +128,7 @@ func New(opts ...Option) *Queue {
 		nominator:          newNominator(nil),
 		wake:               make(chan struct{}, 1),
 		profiles:           make(map[string]*profileQueue),
+		waiters:            make(map[string]*sync.Cond),
 		unschedulable:      make(map[string]*framework.QueuedPodInfo),
 		inFlight:           make(map[types.UID]int64),
 		members:            make(map[groupKey]map[string]*v1.Pod),
@@ -162,7 +166,24 @@ func (q *Queue) Close() {
 	q.lock.Lock()
 	defer q.lock.Unlock()
 	q.closed = true
+	q.wakeAllLocked()
+}
+
+// wakeLocked wakes the loops that may pop a pod of profile name: Pop's,
+// and PopFor's of that profile.
+func (q *Queue) wakeLocked(name string) {
 	q.cond.Broadcast()
+	if c := q.waiters[name]; c != nil {
+		c.Broadcast()
+	}
+}
+
+// wakeAllLocked wakes every loop.
+func (q *Queue) wakeAllLocked() {
+	q.cond.Broadcast()
+	for _, c := range q.waiters {
+		c.Broadcast()
+	}
 }
 
 // updateMetricsLocked sets upstream's pending_pods gauges. It is O(number
@@ -326,15 +347,49 @@ func (q *Queue) Delete(pod *v1.Pod) {
 // queue is closed or ctx is done. Across profiles it picks the head with
 // the highest priority, then the oldest timestamp, then the lowest
 // schedulerName; within a profile its QueueSort decides. The pod is in
-// flight until Done or AddUnschedulableIfNotPresent.
+// flight until Done, Retry or AddUnschedulableIfNotPresent.
 //
 // The result is a *framework.QueuedPodInfo, or, for a pod that names a
 // PodGroup when pod-group scheduling is on, a *framework.QueuedPodGroupInfo
 // holding every queued member of the group, each in flight.
 func (q *Queue) Pop(ctx context.Context) framework.QueuedEntityInfo {
+	return q.pop(ctx, q.cond, func() *framework.QueuedPodInfo {
+		p := q.popActiveLocked(q.pickLocked())
+		if p == nil && q.popFromBackoff {
+			p = q.popBackoffLocked(ctx, "")
+		}
+		return p
+	})
+}
+
+// PopFor is Pop for the loop of one profile: it returns only pods whose
+// schedulerName is name, in the profile's QueueSort order, and waits while
+// the profile has none (also while no profile serves name). Loops of
+// different profiles pop at the same time; each wakes only for its own
+// pods.
+func (q *Queue) PopFor(ctx context.Context, name string) framework.QueuedEntityInfo {
+	q.lock.Lock()
+	c := q.waiters[name]
+	if c == nil {
+		c = sync.NewCond(&q.lock)
+		q.waiters[name] = c
+	}
+	q.lock.Unlock()
+	return q.pop(ctx, c, func() *framework.QueuedPodInfo {
+		p := q.popActiveLocked(q.profiles[name])
+		if p == nil && q.popFromBackoff {
+			p = q.popBackoffLocked(ctx, name)
+		}
+		return p
+	})
+}
+
+// pop waits on c until next returns a pod, and takes it (with its group's
+// queued members) into flight.
+func (q *Queue) pop(ctx context.Context, c *sync.Cond, next func() *framework.QueuedPodInfo) framework.QueuedEntityInfo {
 	stop := context.AfterFunc(ctx, func() {
 		q.lock.Lock()
-		q.cond.Broadcast()
+		c.Broadcast()
 		q.lock.Unlock()
 	})
 	defer stop()
@@ -344,11 +399,7 @@ func (q *Queue) Pop(ctx context.Context) framework.QueuedEntityInfo {
 		if q.closed || ctx.Err() != nil {
 			return nil
 		}
-		p := q.popActiveLocked()
-		if p == nil && q.popFromBackoff {
-			p = q.popBackoffLocked(ctx)
-		}
-		if p != nil {
+		if p := next(); p != nil {
 			q.cycle++
 			p.Attempts++
 			q.inFlight[p.Pod.UID] = q.seq
@@ -364,12 +415,13 @@ func (q *Queue) Pop(ctx context.Context) framework.QueuedEntityInfo {
 			q.updateMetricsLocked()
 			return p
 		}
-		q.cond.Wait()
+		c.Wait()
 	}
 }
 
-func (q *Queue) popActiveLocked() *framework.QueuedPodInfo {
-	pq := q.pickLocked()
+// popActiveLocked pops the head of pq's active heap; nil when pq is nil or
+// empty.
+func (q *Queue) popActiveLocked(pq *profileQueue) *framework.QueuedPodInfo {
 	if pq == nil {
 		return nil
 	}
@@ -383,10 +435,11 @@ func (q *Queue) popActiveLocked() *framework.QueuedPodInfo {
 // popBackoffLocked takes the rejected pod whose back-off ends first, before
 // it ends, as upstream does when no pod is active: an idle scheduler has
 // nothing better to do. A pod the live profile's PreEnqueue plugins gate,
-// or that no profile serves any more, is passed over.
-func (q *Queue) popBackoffLocked(ctx context.Context) *framework.QueuedPodInfo {
+// or that no profile serves any more, is passed over. With name set, only
+// pods of that profile are taken.
+func (q *Queue) popBackoffLocked(ctx context.Context, name string) *framework.QueuedPodInfo {
 	for {
-		p, ok := q.backoff.popUnschedulable()
+		p, ok := q.backoff.popUnschedulable(name)
 		if !ok {
 			return nil
 		}

@@ -97,6 +97,29 @@ func (q *Queue) AddUnschedulableIfNotPresent(ctx context.Context, p *framework.Q
 	return nil
 }
 
+// Retry puts a popped pod straight back into its profile's active heap,
+// as if it had not been popped: its attempt was not judged (it lost its
+// node to another profile's loop at assume), so it is neither backed off
+// nor counted unschedulable, and its place in the profile's order is kept.
+func (q *Queue) Retry(ctx context.Context, p *framework.QueuedPodInfo) {
+	q.lock.Lock()
+	defer q.lock.Unlock()
+	defer q.updateMetricsLocked()
+	defer q.doneLocked(p.Pod.UID)
+	if p.Attempts > 0 {
+		p.Attempts--
+	}
+	if pq, ok := q.profiles[p.Pod.Spec.SchedulerName]; !ok || q.findLocked(pq, p.Pod) != nil {
+		return
+	}
+	q.trackMemberLocked(p.Pod)
+	q.moveToActiveLocked(ctx, p, assumeConflict)
+}
+
+// assumeConflict is the label of a pod retried because another loop took
+// its node's room first (Retry).
+const assumeConflict = "AssumeConflict"
+
 // MoveAllToActiveOrBackoffQueue offers a cluster event to every
 // unschedulable pod; the live profile's queueing hints for the plugins that
 // rejected a pod decide whether it moves.
@@ -222,7 +245,7 @@ func (q *Queue) requeueLocked(ctx context.Context, p *framework.QueuedPodInfo, s
 		q.wakeBackoffLoop()
 		if q.popFromBackoff {
 			// An idle Pop may take it now.
-			q.cond.Broadcast()
+			q.wakeLocked(p.Pod.Spec.SchedulerName)
 		}
 		return inBackoff
 	}
@@ -240,7 +263,7 @@ func (q *Queue) moveToActiveLocked(ctx context.Context, p *framework.QueuedPodIn
 		return false
 	}
 	pq.active.AddOrUpdate(p)
-	q.cond.Broadcast()
+	q.wakeLocked(pq.name)
 	return true
 }
 
