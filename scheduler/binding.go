@@ -45,7 +45,7 @@ func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, f
 		// Deferred: after the pod is back in the queue.
 		defer s.queue.Activate(klog.FromContext(ctx), map[string]*v1.Pod{assumed.Pod.Namespace + "/" + assumed.Pod.Name: assumed.Pod})
 	}
-	if err := s.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
+	if err := s.unreserveAndForgetInCache(ctx, state, fw, assumed, result.suggestedHost); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 	} else {
 		// The forgotten pod held resources: other pods may fit now. The pod

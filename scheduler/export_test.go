@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -83,12 +84,13 @@ func (s *Scheduler) CycleDecision(pod *v1.Pod) (decide func(context.Context) err
 	}
 	qpi := &framework.QueuedPodInfo{PodInfo: pi}
 	logger := klog.Background()
+	l := s.loopFor(pod.Spec.SchedulerName)
 	decide = func(ctx context.Context) error {
-		if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+		if err := l.updateSnapshot(logger); err != nil {
 			return err
 		}
 		state := framework.NewCycleState()
-		if _, st := s.schedulingAlgorithm(ctx, state, lp.fw, qpi, time.Now()); !st.IsSuccess() {
+		if _, st := l.schedulingAlgorithm(ctx, state, lp.fw, qpi, time.Now()); !st.IsSuccess() {
 			return st.AsError()
 		}
 		return nil
@@ -168,4 +170,33 @@ func (s *Scheduler) ReleaseBind(uid types.UID) { s.binds.release(uid) }
 func (s *Scheduler) InformerHas(namespace, name string) bool {
 	_, err := s.podLister.Pods(namespace).Get(name)
 	return err == nil
+}
+
+// SchedulingLoops is the scheduling_loops gauge: the loops running in the
+// process.
+func SchedulingLoops() float64 { return testutil.ToFloat64(loopsRunning) }
+
+// ScheduleAttempts is upstream's scheduler_schedule_attempts_total for a
+// profile and result (scheduled, unschedulable, error), as gathered from
+// the legacy registry.
+func ScheduleAttempts(profile, result string) float64 {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return -1
+	}
+	for _, mf := range families {
+		if mf.GetName() != "scheduler_schedule_attempts_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["profile"] == profile && labels["result"] == result {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }

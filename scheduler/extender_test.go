@@ -30,6 +30,8 @@ type fakeExtender struct {
 	bindings  []extenderv1.ExtenderBindingArgs
 	failWith  string // filter answers with this error
 	nodeNames bool   // whether the last filter call carried names only
+	// delay is how long filter takes to answer.
+	delay time.Duration
 }
 
 func newFakeExtender() *fakeExtender {
@@ -62,6 +64,10 @@ func (e *fakeExtender) filter(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	e.mu.Lock()
+	delay := e.delay
+	e.mu.Unlock()
+	time.Sleep(delay)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.filters = append(e.filters, args)

@@ -63,6 +63,36 @@ var (
 		Buckets:   []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .01, .025, .05, .1, .25, .5, 1},
 	}, []string{"profile"})
 
+	// loopsRunning counts the scheduling loops that run: one per served
+	// profile, or one in all with profile loops off.
+	loopsRunning = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "scheduling_loops",
+		Help:      "Scheduling loops running: one per served profile, or one for all profiles with --profile-loops=false.",
+	})
+
+	// loopBusySeconds and loopWaitSeconds split a loop's time between
+	// scheduling cycles and waiting for a pod, per loop (its profile's
+	// schedulerName; "" for the one loop of every profile).
+	loopBusySeconds = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "scheduling_loop_busy_seconds_total",
+		Help:      "Time a scheduling loop spent in scheduling cycles, by loop (the profile's schedulerName; empty for the one loop of every profile).",
+	}, []string{"loop"})
+	loopWaitSeconds = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "scheduling_loop_wait_seconds_total",
+		Help:      "Time a scheduling loop waited for a pod to schedule, by loop (the profile's schedulerName; empty for the one loop of every profile).",
+	}, []string{"loop"})
+
+	// loopAssumeConflicts counts the pods that lost their node's room to
+	// another profile's loop at assume and were scheduled again at once.
+	loopAssumeConflicts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "scheduling_loop_assume_conflicts_total",
+		Help:      "Pods whose node's room another profile's loop took between their cycle's snapshot and their assume, scheduled again at once, by profile.",
+	}, []string{"profile"})
+
 	// reviewFrameworkBuilds counts the frameworks built for reviews
 	// (BuildFramework, host.go): one per live profile generation reviewed,
 	// one per draft review, one per run of a scenario.
@@ -165,7 +195,7 @@ var registerMetrics sync.Once
 func registerMetricsOnControllerRuntime() {
 	registerMetrics.Do(func() {
 		ctrlmetrics.Registry.MustRegister(rolloutCandidatePercent, rolloutAttempts, rolloutLatency, profileSwaps, profileSwapDuration, activeProfiles, bindChecksRefused, bindCheckSettles, bindCheckDuration, nodeOvercommits, overcommittedNodes,
-			reviewFrameworkBuilds, reviewFrameworksOpen,
+			reviewFrameworkBuilds, reviewFrameworksOpen, loopsRunning, loopBusySeconds, loopWaitSeconds, loopAssumeConflicts,
 			arbiterDecisions, arbiterDecisionDuration, arbiterHolds, arbiterHoldsExpired)
 		_ = ctrlmetrics.Registry.Register(legacyBridge{gatherer: legacyregistry.DefaultGatherer, prefix: metricsPrefix})
 	})

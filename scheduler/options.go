@@ -32,6 +32,7 @@ type options struct {
 	percentageOfNodesToScore int32
 	bindCheck                bool
 	bindArbiter              bool
+	profileLoops             bool
 	logger                   *klog.Logger
 }
 
@@ -45,6 +46,7 @@ func defaultOptions() options {
 		clock:                    clock.RealClock{},
 		percentageOfNodesToScore: config.DefaultPercentageOfNodesToScore,
 		bindCheck:                true,
+		profileLoops:             true,
 	}
 }
 
@@ -121,6 +123,13 @@ func WithPercentageOfNodesToScore(p int32) Option {
 // bound.
 func WithBindCheck(enabled bool) Option {
 	return func(o *options) { o.bindCheck = enabled }
+}
+
+// WithProfileLoops gives every profile a scheduling loop of its own
+// (true, the default: loop.go), or serves every profile from one loop in
+// upstream's global order (false, --profile-loops=false).
+func WithProfileLoops(enabled bool) Option {
+	return func(o *options) { o.profileLoops = enabled }
 }
 
 // WithBindArbiter says that the bind arbiter (arbiter.go) judges every

@@ -181,13 +181,15 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (applied Applied, err 
 	if err := s.ctx.Err(); err != nil {
 		return Applied{}, errors.New("scheduler is stopped")
 	}
-	lp, err := s.build(ctx, p)
+	name := p.Config.SchedulerName
+	lp, err := s.build(ctx, p, s.loopFor(name).snapshot)
 	if err != nil {
+		s.dropUnservedLoop(name)
 		return Applied{}, err
 	}
-	name := lp.applied.SchedulerName
 	if err := s.watch(ctx, lp.events); err != nil {
 		lp.retire(logger)
+		s.dropUnservedLoop(name)
 		return Applied{}, err
 	}
 	if s.started.Load() {
@@ -217,6 +219,7 @@ func (s *Scheduler) Apply(ctx context.Context, p Profile) (applied Applied, err 
 		if s.started.Load() {
 			s.enqueuePending(ctx, name)
 		}
+		s.startLoop(name)
 	}
 	return lp.applied, nil
 }
@@ -244,7 +247,7 @@ func (s *Scheduler) waitForInformers(ctx context.Context, profile string) {
 // It takes buildMu only, never applyMu: admission answers while an Apply
 // waits for informers.
 func (s *Scheduler) Validate(ctx context.Context, p Profile) (Applied, error) {
-	lp, err := s.build(ctx, p)
+	lp, err := s.build(ctx, p, internalcache.NewEmptySnapshot())
 	if err != nil {
 		return Applied{}, err
 	}
@@ -271,6 +274,7 @@ func (s *Scheduler) Remove(ctx context.Context, schedulerName string) bool {
 		}
 	}
 	s.profiles.Store(&next)
+	s.stopLoop(schedulerName)
 	prev.retire(logger)
 	logger.V(2).Info("Profile removed", "profile", schedulerName, "droppedPods", dropped)
 	return true
@@ -298,9 +302,10 @@ func (s *Scheduler) acquireProfile(name string) *liveProfile {
 	}
 }
 
-// build creates the framework for p under buildMu. It does no I/O and
-// waits for nothing: plugins only register informers and handlers here.
-func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) {
+// build creates the framework for p on snapshot (its loop's) under
+// buildMu. It does no I/O and waits for nothing: plugins only register
+// informers and handlers here.
+func (s *Scheduler) build(ctx context.Context, p Profile, snapshot *internalcache.Snapshot) (*liveProfile, error) {
 	s.buildMu.Lock()
 	defer s.buildMu.Unlock()
 	logger := klog.FromContext(ctx)
@@ -321,7 +326,7 @@ func (s *Scheduler) build(ctx context.Context, p Profile) (*liveProfile, error) 
 	// not the caller's (a reconcile's, whose ID would be stale).
 	fctx = klog.NewContext(fctx, klog.FromContext(s.ctx).WithValues("profile", name, "generation", p.Generation))
 	fi := newFrameworkInformers(s.informerFactory)
-	opts := s.frameworkOptions(fi, s.snapshot, extenders, s.queue, s.broadcaster.NewRecorder(scheme.Scheme, name))
+	opts := s.frameworkOptions(fi, snapshot, extenders, s.queue, s.broadcaster.NewRecorder(scheme.Scheme, name))
 	fw, err := frameworkruntime.NewFramework(fctx, namedPluginLoggers(s.registry), prof, opts...)
 	if err != nil {
 		cancel()

@@ -193,6 +193,9 @@ var _ = Describe("SchedulingReview of a pod group", func() {
 		By("a group below minCount is held back by GangScheduling: no cycle, no condition")
 		createPodGroup(h.ns, "few", 3)
 		createGang(h.ns, "few", "few", name, 2, "1")
+		// A review of a group none of whose pods the informer has yet
+		// is refused (no schedulerName to take): wait for both first.
+		Eventually(func() int { return h.countedMembers("few") }, 10*time.Second, 20*time.Millisecond).Should(Equal(2))
 		var g *review.GroupAnswer
 		Eventually(func() []review.GroupMember {
 			g = h.groupReview(h.ns, "few", nil)

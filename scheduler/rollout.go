@@ -417,7 +417,7 @@ func (s *Scheduler) StartRollout(ctx context.Context, p Profile, step RolloutSte
 	if serving == nil {
 		return Applied{}, fmt.Errorf("no generation serves %q: a rollout needs one", name)
 	}
-	lp, err := s.build(ctx, p)
+	lp, err := s.build(ctx, p, s.loopFor(name).snapshot)
 	if err != nil {
 		return Applied{}, err
 	}

@@ -23,14 +23,14 @@ const pluginMetricsSamplePercent = 10
 
 var clearNominatedNode = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
 
-// scheduleOne pops one entity, a pod or a pod group, and schedules it.
-func (s *Scheduler) scheduleOne(ctx context.Context) {
-	switch e := s.queue.Pop(ctx).(type) {
+// scheduleOne schedules one popped entity, a pod or a pod group.
+func (l *profileLoop) scheduleOne(ctx context.Context, e framework.QueuedEntityInfo) {
+	switch e := e.(type) {
 	case *framework.QueuedPodGroupInfo:
-		s.scheduleOnePodGroup(ctx, e)
+		l.scheduleOnePodGroup(ctx, e)
 	case *framework.QueuedPodInfo:
 		if e.Pod != nil {
-			s.scheduleOnePod(ctx, e)
+			l.scheduleOnePod(ctx, e)
 		}
 	}
 }
@@ -38,28 +38,30 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 // scheduleOnePod runs a pod's scheduling cycle on the framework serving its
 // schedulerName now; on success it starts the binding cycle on the same
 // framework.
-func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.QueuedPodInfo) {
+func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.QueuedPodInfo) {
 	logger := klog.FromContext(ctx)
 	pod := podInfo.Pod
 	logger = klog.LoggerWithValues(logger, "pod", klog.KObj(pod))
 	ctx = klog.NewContext(ctx, logger)
 
-	prof := s.acquireFor(pod.Spec.SchedulerName, func() string { return s.rolloutKey(pod) })
+	prof := l.acquireFor(pod.Spec.SchedulerName, func() string { return l.rolloutKey(pod) })
 	if prof == nil {
 		// The profile went away after the pod was popped.
 		logger.V(3).Info("No profile serves the pod any more, dropping it from the queue", "schedulerName", pod.Spec.SchedulerName)
-		s.queue.Done(pod.UID)
+		l.queue.Done(pod.UID)
 		return
 	}
 	handedOver := false
+	l.cycle = prof
 	defer func() {
+		l.cycle = nil
 		if !handedOver {
 			prof.release(logger)
 		}
 	}()
 	fw := prof.fw
-	if s.skipPodSchedule(ctx, fw, pod) {
-		s.queue.Done(pod.UID)
+	if l.skipPodSchedule(ctx, fw, pod) {
+		l.queue.Done(pod.UID)
 		return
 	}
 	logger.V(3).Info("Attempting to schedule pod")
@@ -75,22 +77,26 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.Queue
 
 	cycleCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	result, assumedPodInfo, status := s.runSchedulingCycle(cycleCtx, state, prof, podInfo, start, podsToActivate)
-	if !status.IsSuccess() {
-		if status.IsRejected() {
-			s.offerShadow(prof, pod, "")
-		}
-		s.handleSchedulingFailure(cycleCtx, fw, assumedPodInfo, status, result.nominatingInfo, start)
+	result, assumedPodInfo, status := l.runSchedulingCycle(cycleCtx, state, prof, podInfo, start, podsToActivate)
+	if lostRace(status) {
+		l.retryLostRace(cycleCtx, podInfo, status)
 		return
 	}
-	s.offerShadow(prof, pod, result.suggestedHost)
+	if !status.IsSuccess() {
+		if status.IsRejected() {
+			l.offerShadow(prof, pod, "")
+		}
+		l.handleSchedulingFailure(cycleCtx, fw, assumedPodInfo, status, result.nominatingInfo, start)
+		return
+	}
+	l.offerShadow(prof, pod, result.suggestedHost)
 
 	handedOver = true
-	s.running.Add(1)
+	l.running.Add(1)
 	go func() {
-		defer s.running.Done()
+		defer l.running.Done()
 		defer prof.release(logger)
-		s.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
+		l.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
 	}()
 }
 
@@ -99,9 +105,9 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, podInfo *framework.Queue
 // parallel workers (recoverCandidatePanic), is the cycle's error: the
 // pod goes back to the queue and the process goes on. The serving
 // generation's panics crash the process, as upstream's do.
-func (s *Scheduler) runSchedulingCycle(ctx context.Context, state fwk.CycleState, prof *liveProfile, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (result scheduleResult, assumed *framework.QueuedPodInfo, status *fwk.Status) {
-	if (*s.profiles.Load())[prof.applied.SchedulerName] == prof {
-		return s.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
+func (l *profileLoop) runSchedulingCycle(ctx context.Context, state fwk.CycleState, prof *liveProfile, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (result scheduleResult, assumed *framework.QueuedPodInfo, status *fwk.Status) {
+	if (*l.profiles.Load())[prof.applied.SchedulerName] == prof {
+		return l.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
 	}
 	ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
 	defer func() {
@@ -110,7 +116,7 @@ func (s *Scheduler) runSchedulingCycle(ctx context.Context, state fwk.CycleState
 			result, assumed, status = scheduleResult{nominatingInfo: clearNominatedNode}, podInfo, fwk.AsStatus(fmt.Errorf("plugin panicked: %v", r))
 		}
 	}()
-	return s.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
+	return l.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
 }
 
 func (s *Scheduler) skipPodSchedule(ctx context.Context, fw framework.Framework, pod *v1.Pod) bool {
@@ -129,16 +135,16 @@ func (s *Scheduler) skipPodSchedule(ctx context.Context, fw framework.Framework,
 	return isAssumed
 }
 
-func (s *Scheduler) schedulingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (scheduleResult, *framework.QueuedPodInfo, *fwk.Status) {
+func (l *profileLoop) schedulingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (scheduleResult, *framework.QueuedPodInfo, *fwk.Status) {
 	logger := klog.FromContext(ctx)
-	if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+	if err := l.updateSnapshot(logger); err != nil {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, podInfo, fwk.AsStatus(err)
 	}
-	result, status := s.schedulingAlgorithm(ctx, state, fw, podInfo, start)
+	result, status := l.schedulingAlgorithm(ctx, state, fw, podInfo, start)
 	if !status.IsSuccess() {
 		return result, podInfo, status
 	}
-	assumed, status := s.prepareForBindingCycle(ctx, state, fw, podInfo, podsToActivate, result)
+	assumed, status := l.prepareForBindingCycle(ctx, state, fw, podInfo, podsToActivate, result)
 	if !status.IsSuccess() {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, assumed, status
 	}
@@ -148,9 +154,9 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, state fwk.CycleState, f
 // prepareForBindingCycle applies a cycle's result in memory: assume,
 // Reserve, Permit (a waiting pod is added to the framework's waiting
 // pods), then activates the pods plugins asked for.
-func (s *Scheduler) prepareForBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, podsToActivate *framework.PodsToActivate, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
+func (l *profileLoop) prepareForBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, podsToActivate *framework.PodsToActivate, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
 	logger := klog.FromContext(ctx)
-	assumed, status := s.assumeAndReserve(ctx, state, fw, podInfo, result)
+	assumed, status := l.assumeAndReserve(ctx, state, fw, podInfo, result)
 	if !status.IsSuccess() {
 		return assumed, status
 	}
@@ -158,7 +164,7 @@ func (s *Scheduler) prepareForBindingCycle(ctx context.Context, state fwk.CycleS
 	if permit.IsWait() {
 		fw.AddWaitingPod(assumed.Pod, waitTime)
 	} else if !permit.IsSuccess() {
-		if err := s.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
+		if err := l.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 		}
 		if permit.IsRejected() {
@@ -167,7 +173,7 @@ func (s *Scheduler) prepareForBindingCycle(ctx context.Context, state fwk.CycleS
 		return assumed, permit
 	}
 	if len(podsToActivate.Map) != 0 {
-		s.queue.Activate(logger, podsToActivate.Map)
+		l.queue.Activate(logger, podsToActivate.Map)
 		podsToActivate.Map = make(map[string]*v1.Pod)
 	}
 	return assumed, nil
@@ -192,11 +198,11 @@ func singleNodeFitError(pod *v1.Pod, node string, st *fwk.Status, addPluginStatu
 
 // schedulingAlgorithm filters and scores, and runs PostFilter (preemption)
 // when no node fits.
-func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, start time.Time) (scheduleResult, *fwk.Status) {
+func (l *profileLoop) schedulingAlgorithm(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, start time.Time) (scheduleResult, *fwk.Status) {
 	defer func() { metrics.SchedulingAlgorithmLatency.Observe(metrics.SinceInSeconds(start)) }()
 	logger := klog.FromContext(ctx)
 	pod := podInfo.Pod
-	result, err := s.algorithm.schedulePod(ctx, fw, state, podInfo)
+	result, err := l.algorithm.schedulePod(ctx, fw, state, podInfo)
 	if err == nil {
 		return result, nil
 	}
@@ -235,7 +241,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state fwk.CycleStat
 
 // assumeAndReserve assumes the pod on the chosen node in the cache, then
 // runs Reserve; on a Reserve failure it unreserves and forgets.
-func (s *Scheduler) assumeAndReserve(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
+func (l *profileLoop) assumeAndReserve(ctx context.Context, state fwk.CycleState, fw framework.Framework, podInfo *framework.QueuedPodInfo, result scheduleResult) (*framework.QueuedPodInfo, *fwk.Status) {
 	logger := klog.FromContext(ctx)
 	assumed := podInfo.DeepCopy()
 	assumed.Pod.Spec.NodeName = result.suggestedHost
@@ -243,17 +249,20 @@ func (s *Scheduler) assumeAndReserve(ctx context.Context, state fwk.CycleState, 
 	// only, for the next members to see; the cache gets it once the whole
 	// group fits.
 	if state.IsPodGroupSchedulingCycle() {
-		if err := s.snapshot.AssumePod(assumed.PodInfo); err != nil {
+		if err := l.snapshot.AssumePod(assumed.PodInfo); err != nil {
 			logger.Error(err, "Scheduler snapshot AssumePod failed")
 			return assumed, fwk.AsStatus(err)
 		}
-	} else if err := s.cache.AssumePod(logger, assumed.Pod); err != nil {
+	} else if err := l.assumePod(ctx, assumed.Pod); err != nil {
+		if errors.Is(err, errAssumeConflict) {
+			return assumed, fwk.NewStatus(fwk.Unschedulable).WithError(err)
+		}
 		logger.Error(err, "Scheduler cache AssumePod failed")
 		return assumed, fwk.AsStatus(err)
 	}
-	s.queue.DeleteNominatedPodIfExists(assumed.Pod)
+	l.queue.DeleteNominatedPodIfExists(assumed.Pod)
 	if st := fw.RunReservePluginsReserve(ctx, state, assumed.Pod, result.suggestedHost); !st.IsSuccess() {
-		if err := s.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
+		if err := l.unreserveAndForget(ctx, state, fw, assumed, result.suggestedHost); err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 		}
 		if st.IsRejected() {
@@ -264,19 +273,28 @@ func (s *Scheduler) assumeAndReserve(ctx context.Context, state fwk.CycleState, 
 	return assumed, nil
 }
 
-func (s *Scheduler) unreserveAndForget(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
+// unreserveAndForget unreserves a pod and forgets it: in the loop's
+// snapshot in a pod-group cycle, in the cache otherwise.
+func (l *profileLoop) unreserveAndForget(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
+	if !state.IsPodGroupSchedulingCycle() {
+		return l.unreserveAndForgetInCache(ctx, state, fw, assumed, node)
+	}
 	logger := klog.FromContext(ctx)
 	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
-	if !state.IsPodGroupSchedulingCycle() {
-		return s.cache.ForgetPod(logger, assumed.Pod)
-	}
-	if err := s.snapshot.ForgetPod(logger, assumed.Pod); err != nil {
+	if err := l.snapshot.ForgetPod(logger, assumed.Pod); err != nil {
 		return err
 	}
 	if nnn := assumed.Pod.Status.NominatedNodeName; nnn != "" {
 		// Assuming dropped the nomination; reverting the assumption
 		// restores it.
-		s.queue.AddNominatedPod(logger, assumed.PodInfo, &fwk.NominatingInfo{NominatedNodeName: nnn, NominatingMode: fwk.ModeOverride})
+		l.queue.AddNominatedPod(logger, assumed.PodInfo, &fwk.NominatingInfo{NominatedNodeName: nnn, NominatingMode: fwk.ModeOverride})
 	}
 	return nil
+}
+
+// unreserveAndForgetInCache unreserves a pod assumed in the cache and
+// forgets it there.
+func (s *Scheduler) unreserveAndForgetInCache(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
+	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
+	return s.cache.ForgetPod(klog.FromContext(ctx), assumed.Pod)
 }

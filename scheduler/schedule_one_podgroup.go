@@ -40,48 +40,50 @@ import (
 var errPodGroupUnschedulable = errors.New("pod group is unschedulable")
 
 // scheduleOnePodGroup runs the pod-group cycle for a popped group.
-func (s *Scheduler) scheduleOnePodGroup(ctx context.Context, pgi *framework.QueuedPodGroupInfo) {
+func (l *profileLoop) scheduleOnePodGroup(ctx context.Context, pgi *framework.QueuedPodGroupInfo) {
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "podGroupType", pgi.GetType(), "podGroup", klog.KObj(pgi))
 	ctx = klog.NewContext(ctx, logger)
 	start := time.Now()
 
-	if err := s.cache.UpdateSnapshot(logger, s.snapshot); err != nil {
+	if err := l.updateSnapshot(logger); err != nil {
 		logger.Error(err, "Error updating snapshot")
-		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
+		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
 		return
 	}
 	// The group popped from the queue may carry an older PodGroup: the
-	// cycle uses the snapshot's.
-	if err := s.reconcilePodGroupWithSnapshot(pgi.PodGroupInfo); err != nil {
+	// cycle uses the snapshot'l.
+	if err := l.reconcilePodGroupWithSnapshot(pgi.PodGroupInfo); err != nil {
 		pgi.PodGroup = nil
-		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
+		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
 		return
 	}
-	schedulerName, err := s.validatePodGroup(pgi)
+	schedulerName, err := l.validatePodGroup(pgi)
 	if err != nil {
-		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
+		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
 		return
 	}
-	prof := s.acquireFor(schedulerName, func() string { return groupRolloutKey(pgi) })
+	prof := l.acquireFor(schedulerName, func() string { return groupRolloutKey(pgi) })
 	if prof == nil {
 		// Removed since validatePodGroup saw it.
-		s.handlePodGroupFailureBeforeScheduling(ctx, pgi, errProfileNotFound(schedulerName))
+		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, errProfileNotFound(schedulerName))
 		return
 	}
 	defer prof.release(logger)
+	l.cycle = prof
+	defer func() { l.cycle = nil }()
 
-	s.skipPodGroupPodSchedule(ctx, prof.fw, pgi)
+	l.skipPodGroupPodSchedule(ctx, prof.fw, pgi)
 	if len(pgi.QueuedPodInfos) == 0 {
 		return
 	}
 	logger.V(3).Info("Attempting to schedule pod group", "podGroupType", pgi.GetType(), "podGroup", klog.KObj(pgi))
-	s.podGroupCycle(ctx, prof, framework.NewCycleState(), pgi, start)
+	l.podGroupCycle(ctx, prof, framework.NewCycleState(), pgi, start)
 }
 
 // reconcilePodGroupWithSnapshot replaces the group's PodGroup with the
-// snapshot's.
-func (s *Scheduler) reconcilePodGroupWithSnapshot(pgi *framework.PodGroupInfo) error {
-	pg, err := s.snapshot.PodGroups().Get(pgi.Namespace, pgi.Name)
+// snapshot'l.
+func (l *profileLoop) reconcilePodGroupWithSnapshot(pgi *framework.PodGroupInfo) error {
+	pg, err := l.snapshot.PodGroups().Get(pgi.Namespace, pgi.Name)
 	if err != nil {
 		return err
 	}
@@ -124,8 +126,8 @@ func errProfileNotFound(schedulerName string) error {
 // already scheduled) has the same schedulerName, the group's priority and
 // the group's preemption policy, and that a profile serves that name; it
 // returns the schedulerName.
-func (s *Scheduler) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string, error) {
-	return ValidatePodGroup(pgi, s.snapshot.PodGroupStates(), s.Serving)
+func (l *profileLoop) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string, error) {
+	return ValidatePodGroup(pgi, l.snapshot.PodGroupStates(), l.Serving)
 }
 
 // ValidatePodGroup validates pgi against the pod-group states of a
@@ -232,26 +234,26 @@ func (s *Scheduler) skipPodGroupPodSchedule(ctx context.Context, fw framework.Fr
 
 // podGroupCycle runs the algorithm on the snapshot, the PodGroupPostFilter
 // plugins when the group does not fit, and submits the result.
-func (s *Scheduler) podGroupCycle(ctx context.Context, prof *liveProfile, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, start time.Time) {
+func (l *profileLoop) podGroupCycle(ctx context.Context, prof *liveProfile, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, start time.Time) {
 	fw := prof.fw
-	result, rootStatus := runPodGroupAlgorithm(ctx, s, fw, cycleState, pgi)
+	result, rootStatus := runPodGroupAlgorithm(ctx, l, fw, cycleState, pgi)
 
 	metrics.PodGroupSchedulingAlgorithmLatency.Observe(metrics.SinceInSeconds(start))
 
-	runPodGroupPostFilter(ctx, s, fw, cycleState, pgi, result, rootStatus, fw.RunPodGroupPostFilterPlugins)
-	s.submitPodGroupAlgorithmResult(ctx, prof, pgi, result, start)
+	runPodGroupPostFilter(ctx, l, fw, cycleState, pgi, result, rootStatus, fw.RunPodGroupPostFilterPlugins)
+	l.submitPodGroupAlgorithmResult(ctx, prof, pgi, result, start)
 }
 
-var _ podGroupPlacer = &Scheduler{}
+var _ podGroupPlacer = &profileLoop{}
 
-func (s *Scheduler) podGroupStates() fwk.PodGroupStateLister { return s.snapshot.PodGroupStates() }
+func (l *profileLoop) podGroupStates() fwk.PodGroupStateLister { return l.snapshot.PodGroupStates() }
 
 // submitPodGroupAlgorithmResult acts on the group's result: if it fits,
 // every placed member is assumed, reserved and permitted in the cache and
 // its binding cycle starts on the same profile generation; otherwise every
 // member goes back to the queue with its status. The PodGroup gets its
 // condition.
-func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liveProfile, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, start time.Time) {
+func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *liveProfile, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, start time.Time) {
 	logger := klog.FromContext(ctx)
 	fw := prof.fw
 	infos := pgi.QueuedPodInfos[pgKey(result.podGroupInfo)]
@@ -269,25 +271,29 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 		podStart := time.Now().Add(-podResult.schedulingDuration)
 
 		if status, nominatingInfo := podGroupMemberFailure(result, i); status != nil {
-			s.handleSchedulingFailure(ctx, fw, p, status, nominatingInfo, podStart)
+			l.handleSchedulingFailure(ctx, fw, p, status, nominatingInfo, podStart)
 			if !result.status.IsError() {
 				unschedulablePods++
 			}
 			continue
 		}
 		podCtx.state.SetPodGroupSchedulingCycle(nil)
-		assumed, status := s.prepareForBindingCycle(ctx, podCtx.state, fw, p, podCtx.podsToActivate, podResult.scheduleResult)
+		assumed, status := l.prepareForBindingCycle(ctx, podCtx.state, fw, p, podCtx.podsToActivate, podResult.scheduleResult)
+		if lostRace(status) {
+			l.retryLostRace(ctx, p, status)
+			continue
+		}
 		if !status.IsSuccess() {
-			s.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
+			l.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
 			unschedulablePods++
 			continue
 		}
 		prof.addRef()
-		s.running.Add(1)
+		l.running.Add(1)
 		go func() {
-			defer s.running.Done()
+			defer l.running.Done()
 			defer prof.release(podCtx.logger)
-			s.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
+			l.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
 		}()
 		scheduledPods++
 	}
@@ -310,7 +316,7 @@ func (s *Scheduler) submitPodGroupAlgorithmResult(ctx context.Context, prof *liv
 		utilruntime.HandleErrorWithContext(ctx, result.status.AsError(), "Error scheduling pod group", "podGroup", pgName, "errorPods", len(infos))
 		metrics.PodGroupScheduleError(fw.ProfileName(), metrics.SinceInSeconds(start))
 	}
-	s.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
+	l.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
 }
 
 // PodGroupCondition is the PodGroupInitiallyScheduled condition the cycle

@@ -245,7 +245,7 @@ func TestValidatePodGroup(t *testing.T) {
 			for name := range profiles {
 				live[name] = &liveProfile{}
 			}
-			sched := &Scheduler{snapshot: snapshot}
+			sched := &profileLoop{Scheduler: &Scheduler{}, snapshot: snapshot}
 			sched.profiles.Store(&live)
 			_, err := sched.validatePodGroup(podGroupInfo)
 			switch {

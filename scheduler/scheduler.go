@@ -37,8 +37,8 @@ import (
 
 // Scheduler schedules pods with the profiles applied to it.
 //
-// Goroutines: one scheduling loop (scheduleOne, which alone writes
-// nextStartNodeIndex and updates the live snapshot), one binding goroutine
+// Goroutines: a scheduling loop per served profile, or one for all
+// (loop.go; each alone updates its snapshot), one binding goroutine
 // per assumed pod (whose bind checks take turns per profile, bindcheck.go),
 // the queue's back-off and unschedulable loops, the overcommit watcher
 // (overcommit.go), informer handlers, and reviews (package review, through
@@ -52,6 +52,8 @@ import (
 //	applyMu → watchMu
 //	applyMu → queue's lock → nominator's lock
 //	Arbiter.mu → bindCheck.mu (the arbiter's own check) → bindHolds.mu
+//	assumeMu → bindCheck.mu → the cache's lock (a loop's assume)
+//	applyMu → loopsMu
 //
 // applyMu serializes Apply and Remove (and shutdown), and is held while an
 // Apply waits, up to informerSyncTimeout, for informers to sync. buildMu
@@ -70,7 +72,6 @@ type Scheduler struct {
 	registry        frameworkruntime.Registry
 
 	cache           internalcache.Cache
-	snapshot        *internalcache.Snapshot
 	queue           *queue.Queue
 	metricsRecorder *metrics.MetricAsyncRecorder
 	broadcaster     events.EventBroadcaster
@@ -108,11 +109,23 @@ type Scheduler struct {
 	// running counts binding goroutines and the scheduling loop.
 	running sync.WaitGroup
 
-	// nextStartNodeIndex is where the next Filter pass starts. The
-	// scheduling loop alone writes it (through algorithm); reviews read it.
+	// nextStartNodeIndex is where the next Filter pass starts, one for
+	// every loop as upstream's is one for every profile. The scheduling
+	// loops write it (through their algorithm); reviews read it.
 	nextStartNodeIndex atomic.Int64
-	// algorithm picks nodes on the live snapshot (algorithm.go).
-	algorithm *algorithm
+
+	// loopsMu guards loops, single's start and loopsCtx (loop.go).
+	loopsMu sync.Mutex
+	// loops are the scheduling loops by schedulerName, with profile loops
+	// on; single is the one loop of every profile with them off.
+	loops    map[string]*profileLoop
+	single   *profileLoop
+	loopsCtx context.Context
+	// assumeMu serializes the loops' assumes in the cache, each checked
+	// first when another loop assumed since its snapshot; assumes counts
+	// them.
+	assumeMu sync.Mutex
+	assumes  atomic.Int64
 
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).
@@ -159,7 +172,6 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		informerFactory: informerFactory,
 		opts:            o,
 		registry:        registry,
-		snapshot:        internalcache.NewEmptySnapshot(),
 		metricsRecorder: metrics.NewMetricsAsyncRecorder(1000, time.Second, ctx.Done()),
 		ctx:             ctx,
 		cancel:          cancel,
@@ -199,11 +211,10 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		queueOpts = append(queueOpts, queue.WithPodGroups(s.cache.PodGroups()))
 	}
 	s.queue = queue.New(queueOpts...)
-	s.algorithm = &algorithm{
-		snapshot:                 s.snapshot,
-		percentageOfNodesToScore: o.percentageOfNodesToScore,
-		nextStartNodeIndex:       &s.nextStartNodeIndex,
-		schedulingCycle:          s.queue.SchedulingCycle,
+	if o.profileLoops {
+		s.loops = make(map[string]*profileLoop)
+	} else {
+		s.single = s.newLoop("")
 	}
 
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
@@ -325,17 +336,12 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 
 	s.queue.Run(ctx)
-	s.running.Add(2)
+	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
 		s.watchOvercommits(ctx)
 	}()
-	go func() {
-		defer s.running.Done()
-		for ctx.Err() == nil {
-			s.scheduleOne(ctx)
-		}
-	}()
+	s.startLoops(ctx)
 	<-ctx.Done()
 	s.queue.Close()
 	s.shutdown(logger)

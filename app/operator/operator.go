@@ -74,6 +74,9 @@ type Options struct {
 	// BindCheck checks each pod against its node just before binding it
 	// (scheduler.WithBindCheck).
 	BindCheck bool
+	// ProfileLoops gives every profile a scheduling loop of its own
+	// (scheduler.WithProfileLoops).
+	ProfileLoops bool
 	// BindArbiter serves the bind arbiter at controllers.BindingWebhookPath
 	// of the webhook server (which it needs): every scheduler's binds,
 	// routed there by a webhook on pods/binding, are admitted only while
@@ -141,6 +144,7 @@ func Defaults() Options {
 		PodInitialBackoff:  time.Second,
 		PodMaxBackoff:      10 * time.Second,
 		BindCheck:          true,
+		ProfileLoops:       true,
 		OutOfTreeRegistry:  frameworkruntime.Registry{},
 		ScenarioMaxNodes:   review.DefaultScenarioLimits.Nodes,
 		ScenarioMaxPods:    review.DefaultScenarioLimits.Pods,
@@ -180,6 +184,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		scheduler.WithPodBackoff(o.PodInitialBackoff, o.PodMaxBackoff),
 		scheduler.WithBindCheck(o.BindCheck),
 		scheduler.WithBindArbiter(o.BindArbiter),
+		scheduler.WithProfileLoops(o.ProfileLoops),
 		scheduler.WithOutOfTreeRegistry(o.OutOfTreeRegistry),
 	)
 	if err != nil {

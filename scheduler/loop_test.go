@@ -1,0 +1,147 @@
+package scheduler_test
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
+)
+
+// slowProfile is a profile whose extender's filter answers after delay.
+func slowProfile(name string, delay time.Duration) scheduler.Profile {
+	GinkgoHelper()
+	ext := newFakeExtender()
+	ext.delay = delay
+	cfg := ext.config()
+	cfg.FilterVerb = "filter"
+	return withExtenders(defaultProfile(name), cfg)
+}
+
+// inCycle reports whether name's loop runs a cycle now.
+func inCycle(h *harness, name string) func() string {
+	return func() string {
+		st, _ := h.sched.LoopState(name)
+		return st.Current
+	}
+}
+
+// boundPods counts the pods of ns, among names, bound to a node.
+func boundPods(ns string, names []string) func() int {
+	return func() int {
+		nodes := podNodes(ns)
+		n := 0
+		for _, name := range names {
+			if nodes[name] != "" {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+var _ = Describe("Scheduling loops", func() {
+	It("lets a profile's slow extender hold up only its own pods", func() {
+		h := startScheduler()
+		slow, fast := uniqueName("slow"), uniqueName("fast")
+		h.apply(slowProfile(slow, 2*time.Second))
+		h.apply(defaultProfile(fast))
+		createNode("n1", "32", "64Gi")
+		for i := range 2 {
+			createPod(newPod(h.ns, slow+"-"+string(rune('a'+i)), slow, "100m", "100Mi"))
+		}
+		Eventually(inCycle(h, slow), 5*time.Second, 10*time.Millisecond).Should(HavePrefix("pod " + h.ns + "/" + slow))
+
+		var fastPods []string
+		for i := range 10 {
+			fastPods = append(fastPods, fast+"-"+string(rune('a'+i)))
+			createPod(newPod(h.ns, fastPods[i], fast, "100m", "100Mi"))
+		}
+		// Each slow pod takes 2 s; the fast profile's loop does not wait
+		// for them.
+		Eventually(boundPods(h.ns, fastPods), 1500*time.Millisecond, 20*time.Millisecond).Should(Equal(10))
+		Expect(boundPods(h.ns, []string{slow + "-a", slow + "-b"})()).To(BeNumerically("<=", 1))
+
+		st, ok := h.sched.LoopState(slow)
+		Expect(ok).To(BeTrue())
+		Expect(st.Own).To(BeTrue())
+		Expect(st.Current).To(HavePrefix("pod "))
+		Expect(st.BusyPercent).To(BeNumerically(">", 50), "the slow loop spends its time in cycles")
+		st, _ = h.sched.LoopState(fast)
+		Expect(st.Current).To(BeEmpty())
+		Expect(st.Cycles).To(BeNumerically(">=", 10))
+		Eventually(boundPods(h.ns, []string{slow + "-a", slow + "-b"}), 10*time.Second, 50*time.Millisecond).Should(Equal(2))
+	})
+
+	It("with profile loops off, serves every profile from one loop in upstream's order", func() {
+		h := startScheduler(scheduler.WithProfileLoops(false))
+		slow, fast := uniqueName("slow"), uniqueName("fast")
+		h.apply(slowProfile(slow, time.Second))
+		h.apply(defaultProfile(fast))
+		createNode("n1", "32", "64Gi")
+		createPod(newPod(h.ns, slow+"-a", slow, "100m", "100Mi"))
+		Eventually(inCycle(h, slow), 5*time.Second, 10*time.Millisecond).Should(HavePrefix("pod "))
+		createPod(newPod(h.ns, fast+"-a", fast, "100m", "100Mi"))
+		// The one loop is in the slow profile's cycle.
+		Consistently(nodeOf(h.ns, fast+"-a"), 600*time.Millisecond, 20*time.Millisecond).Should(BeEmpty())
+		st, ok := h.sched.LoopState(fast)
+		Expect(ok).To(BeTrue())
+		Expect(st.Own).To(BeFalse())
+		Expect(st.Current).To(HavePrefix("pod " + h.ns + "/" + slow))
+		waitBound(h.ns, fast+"-a", 5*time.Second)
+	})
+
+	It("settles two loops that pick the same room at assume: the loser is scheduled again at once, unpunished", func() {
+		h := startScheduler()
+		slow, fast := uniqueName("slow"), uniqueName("fast")
+		h.apply(slowProfile(slow, time.Second))
+		h.apply(defaultProfile(fast))
+		createNode("n1", "1", "4Gi")
+		// The slow pod's cycle takes its snapshot with n1 empty, then
+		// waits a second on its extender; meanwhile the fast profile's
+		// pod takes n1's room.
+		createPod(newPod(h.ns, "slow-pod", slow, "600m", "100Mi"))
+		Eventually(inCycle(h, slow), 5*time.Second, 10*time.Millisecond).Should(Equal("pod " + h.ns + "/slow-pod"))
+		createPod(newPod(h.ns, "fast-pod", fast, "600m", "100Mi"))
+		Expect(waitBound(h.ns, "fast-pod", 900*time.Millisecond)).To(Equal("n1"))
+
+		// The slow pod lost n1 at assume and was scheduled again at once:
+		// its second cycle finds n1 full. One attempt counts as
+		// unschedulable, not two.
+		cond := waitUnschedulable(h.ns, "slow-pod", 10*time.Second)
+		Expect(cond.Message).To(ContainSubstring("Insufficient cpu"))
+		Consistently(nodeOf(h.ns, "slow-pod"), 300*time.Millisecond, 20*time.Millisecond).Should(BeEmpty())
+		st, _ := h.sched.LoopState(slow)
+		Expect(st.AssumeConflicts).To(Equal(int64(1)))
+		Expect(scheduler.ScheduleAttempts(slow, "unschedulable")).To(Equal(1.0))
+		st, _ = h.sched.LoopState(fast)
+		Expect(st.AssumeConflicts).To(BeZero())
+	})
+
+	It("stops a removed profile's loop after its cycle and gives a profile added again a new one", func() {
+		h := startScheduler()
+		name := uniqueName("gone")
+		before := scheduler.SchedulingLoops()
+		h.apply(defaultProfile(name))
+		createNode("n1", "4", "8Gi")
+		Eventually(scheduler.SchedulingLoops, 5*time.Second, 10*time.Millisecond).Should(Equal(before + 1))
+		createPod(newPod(h.ns, "first", name, "100m", "100Mi"))
+		waitBound(h.ns, "first", 10*time.Second)
+
+		Expect(h.sched.Remove(context.Background(), name)).To(BeTrue())
+		Eventually(scheduler.SchedulingLoops, 5*time.Second, 10*time.Millisecond).Should(Equal(before))
+		_, ok := h.sched.LoopState(name)
+		Expect(ok).To(BeFalse())
+
+		h.apply(defaultProfile(name))
+		createPod(newPod(h.ns, "second", name, "100m", "100Mi"))
+		waitBound(h.ns, "second", 10*time.Second)
+		st, ok := h.sched.LoopState(name)
+		Expect(ok).To(BeTrue())
+		Expect(strings.TrimSpace(st.Current)).To(BeEmpty())
+		Expect(scheduler.SchedulingLoops()).To(Equal(before + 1))
+	})
+})
