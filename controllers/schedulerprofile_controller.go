@@ -45,6 +45,9 @@ type schedulerProfileReconciler struct {
 	// Rollouts serves the generations a rollout takes through its steps;
 	// nil: every generation goes live at once.
 	Rollouts scheduler.Rollouts
+	// Loops tells the state of the profiles' scheduling loops, reported
+	// in status.loop; nil: not reported.
+	Loops scheduler.Loops
 	// Recorder emits Activated, Refused and Removed events.
 	Recorder events.EventRecorder
 	// AllowDefaultScheduler lets a profile serve default-scheduler.
@@ -429,6 +432,10 @@ func (r *schedulerProfileReconciler) report(_ context.Context, s *profileScope) 
 		o.ActiveSpec = cur.Status.ActiveSpec
 	}
 	sp.Status = profileStatus(s.base.Status, o, r.now())
+	sp.Status.Loop = r.loopStatus(s.name, o.ActiveGeneration)
+	if sp.Status.Loop != nil && (s.requeueAfter == 0 || s.requeueAfter > loopRefresh) {
+		s.requeueAfter = loopRefresh
+	}
 	if s.refusal == nil {
 		r.refusals.live(sp.Name)
 		return

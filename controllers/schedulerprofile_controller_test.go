@@ -127,6 +127,7 @@ var _ = Describe("SchedulerProfile", func() {
 		Expect(byPoint["Bind"]).To(Equal([]string{"DefaultBinder"}))
 		Expect(byPoint["Filter"]).To(ContainElements("NodeResourcesFit", "NodeAffinity", "TaintToleration"))
 		Expect(byPoint["Score"]).To(ContainElement("NodeResourcesFit"))
+		Expect(sp.Status.Loop).To(Equal(&v1alpha1.LoopStatus{Own: true}), "an idle loop of its own")
 
 		By("a live profile is not written again: no status write loop")
 		rv := sp.ResourceVersion

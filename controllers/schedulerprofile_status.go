@@ -3,6 +3,7 @@ package controllers
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -174,4 +175,32 @@ func extenderRefusal(index int, name string, r *Refusal) *Refusal {
 		return refuse(v1alpha1.ReasonExtenderNotFound, "spec.extenders[%d]: ExtenderConfig %q not found", index, name)
 	}
 	return refuse(v1alpha1.ReasonExtenderNotReady, "spec.extenders[%d]: ExtenderConfig %q: %s", index, name, strings.TrimSpace(r.Message))
+}
+
+// loopRefresh is how often a served profile's status.loop is refreshed.
+const loopRefresh = 30 * time.Second
+
+// slowCycle is how long a cycle runs before status.loop names it.
+const slowCycle = time.Second
+
+// loopStatus is status.loop of a profile serving schedulerName (active:
+// its serving generation, 0 when none serves): nil when none serves or
+// the loops are not known. Its figures are coarse (busy share rounded to
+// 5, a cycle named only once it is slow), so that an idle or steady loop
+// does not rewrite the status at every refresh.
+func (r *schedulerProfileReconciler) loopStatus(schedulerName string, active int64) *v1alpha1.LoopStatus {
+	if r.Loops == nil || active == 0 {
+		return nil
+	}
+	st, ok := r.Loops.LoopState(schedulerName)
+	if !ok {
+		return nil
+	}
+	out := &v1alpha1.LoopStatus{Own: st.Own, BusyPercent: (st.BusyPercent + 2) / 5 * 5, AssumeConflicts: st.AssumeConflicts}
+	if st.Current != "" && r.now().Sub(st.CycleStart) >= slowCycle {
+		out.SlowCycle = st.Current
+		since := metav1.NewTime(st.CycleStart)
+		out.SlowCycleSince = &since
+	}
+	return out
 }

@@ -98,6 +98,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		Client:                mgr.GetClient(),
 		Profiles:              profiles,
 		Rollouts:              rolloutsOf(profiles),
+		Loops:                 loopsOf(profiles),
 		Recorder:              mgr.GetEventRecorder("profile-scheduler"),
 		AllowDefaultScheduler: opts.AllowDefaultScheduler,
 		Plugins:               opts.Plugins,
@@ -316,6 +317,13 @@ func extendersReading(ctx context.Context, c client.Reader, secret client.Object
 
 func ctrlOptions(workers int) controller.Options {
 	return controller.Options{MaxConcurrentReconciles: workers}
+}
+
+// loopsOf is the loops of profiles, nil when it tells none: status.loop
+// is then not written.
+func loopsOf(profiles scheduler.ProfileSet) scheduler.Loops {
+	l, _ := profiles.(scheduler.Loops)
+	return l
 }
 
 // rolloutsOf is the rollouts of profiles, nil when it has none: a

@@ -179,6 +179,36 @@ type SchedulerProfileStatus struct {
 	// Rollout is the state of the rollout in progress, or of the last one.
 	// +optional
 	Rollout *RolloutStatus `json:"rollout,omitempty"`
+	// Loop is the state of the scheduling loop that schedules the
+	// profile's pods, while a generation serves; refreshed every 30s.
+	// +optional
+	Loop *LoopStatus `json:"loop,omitempty"`
+}
+
+// LoopStatus is the state of the scheduling loop of a profile.
+type LoopStatus struct {
+	// Own is true when the profile has a scheduling loop of its own, so
+	// that other profiles' slow cycles never hold up its pods; false when
+	// one loop schedules every profile's pods (--profile-loops=false).
+	Own bool `json:"own"`
+	// BusyPercent is the share of the last minute the loop spent in
+	// scheduling cycles, rounded to 5; the rest it waited for pods. With
+	// one loop for every profile, it is that loop's.
+	BusyPercent int32 `json:"busyPercent"`
+	// SlowCycle names the pod or pod group (for example
+	// "pod default/web-3") whose scheduling cycle had run for a second or
+	// more when the status was written, since SlowCycleSince: what the
+	// loop is stuck on, often a slow extender.
+	// +optional
+	SlowCycle string `json:"slowCycle,omitempty"`
+	// +optional
+	SlowCycleSince *metav1.Time `json:"slowCycleSince,omitempty"`
+	// AssumeConflicts counts the profile's pods that lost their node's
+	// room to another profile's loop between their cycle's snapshot and
+	// their assume, and were scheduled again at once (since the loop
+	// started).
+	// +optional
+	AssumeConflicts int64 `json:"assumeConflicts,omitempty"`
 }
 
 // ExtensionPointPlugins lists the plugins run at one extension point.
