@@ -15,10 +15,18 @@ import (
 // profiles whose loops never ran a cycle (idle), and the heap each of 10
 // of them adds once it has run one (its snapshot: a copy of every node).
 //
+// With loops off, the same profiles share one loop and one snapshot.
+//
 //	go test ./scheduler/ -run '^$' -bench ProfileLoops -benchtime 1x
 func BenchmarkProfileLoops(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("loops=%v", on), func(b *testing.B) { benchProfileLoops(b, on) })
+	}
+}
+
+func benchProfileLoops(b *testing.B, loops bool) {
 	const nodes, idle, active = 5000, 100, 10
-	s, _, pod := benchCluster(b, nodes, 5*nodes)
+	s, _, pod := benchCluster(b, nodes, 5*nodes, scheduler.WithProfileLoops(loops))
 	ctx := context.Background()
 	for b.Loop() {
 		goroutines, heap := settle()

@@ -29,7 +29,7 @@ import (
 
 // benchCluster is a started scheduler, and its reviews, serving "bench"
 // on nodes nodes with pods bound pods, spread round robin.
-func benchCluster(b *testing.B, nodes, pods int) (*scheduler.Scheduler, *review.Reviews, *v1.Pod) {
+func benchCluster(b *testing.B, nodes, pods int, opts ...scheduler.Option) (*scheduler.Scheduler, *review.Reviews, *v1.Pod) {
 	b.Helper()
 	const name = "bench"
 	cs := fake.NewClientset()
@@ -61,7 +61,7 @@ func benchCluster(b *testing.B, nodes, pods int) (*scheduler.Scheduler, *review.
 			b.Fatal(err)
 		}
 	}
-	s, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0))
+	s, err := scheduler.New(cs, informers.NewSharedInformerFactory(cs, 0), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
