@@ -366,8 +366,9 @@ func (s *Scheduler) LoopState(name string) (LoopState, bool) {
 	if l == nil {
 		l = s.loops[name]
 	}
+	started := l != nil && l.cancel != nil
 	s.loopsMu.Unlock()
-	if l == nil || l.cancel == nil || !s.Serving(name) {
+	if !started || !s.Serving(name) {
 		return LoopState{}, false
 	}
 	return l.stats.state(time.Now(), s.single == nil), true
