@@ -29,7 +29,7 @@
 //	swap.go             RunSwap: the profile-swap storm
 //	explain.go          RunExplain: SchedulingReview latency and the throughput pair
 //	scenarios.go        capacity scenarios timed one at a time (drain, minimize)
-//	isolation.go        the scenario pairs: throughput with a drain scenario beside, profiled
+//	scenariopairs.go    the scenario pairs: throughput with a drain scenario beside, profiled
 //	rollout.go          RunRollout: shadow pairs, a bad change canary vs at once, a good change to promotion
 //	pprof.go            the operator's pprof profiles: fetched, CPU split by label, locks by holder
 //	reviewwatch.go      the watch that times SchedulingReviews
