@@ -40,6 +40,9 @@ type Case struct {
 	Routes *Routes `json:"routes,omitempty"`
 	// Rollout, when set, also measures progressive rollouts: see Rollout.
 	Rollout *Rollout `json:"rollout,omitempty"`
+	// Isolation, when set, measures how far one profile's pods are kept
+	// from another's: see Isolation.
+	Isolation *Isolation `json:"isolation,omitempty"`
 	// Agreement marks a case whose every measured pod has a unique best
 	// node by construction: its placements are compared across schedulers.
 	Agreement bool `json:"agreement,omitempty"`

@@ -9,5 +9,6 @@
 //
 // Layout: workloads.go (loading and parameter sets), case.go (the schema of
 // a case file), gang.go (PodGroups of a step), explain.go (the explain
-// case's part), rollout.go (the rollout case's part), render.go (templates into objects), validate.go.
+// case's part), rollout.go (the rollout case's part), isolation.go (the
+// isolation case's part), render.go (templates into objects), validate.go.
 package workloads

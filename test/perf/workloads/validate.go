@@ -110,13 +110,13 @@ func (c *Case) validate() error {
 		}
 	}
 	kinds := 0
-	for _, set := range []bool{c.Swap != nil, c.Explain != nil, c.Coexist != nil, c.Routes != nil, c.Rollout != nil} {
+	for _, set := range []bool{c.Swap != nil, c.Explain != nil, c.Coexist != nil, c.Routes != nil, c.Rollout != nil, c.Isolation != nil} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds > 1 {
-		return errors.New("at most one of swap, explain, coexist, routes and rollout")
+		return errors.New("at most one of swap, explain, coexist, routes, rollout and isolation")
 	}
 	if c.Swap != nil || c.Explain != nil || c.Rollout != nil {
 		for i, s := range c.Steps {
@@ -136,6 +136,9 @@ func (c *Case) validate() error {
 	}
 	if c.Routes != nil {
 		return c.validateRoutes(vals, d)
+	}
+	if c.Isolation != nil {
+		return c.validateIsolation(vals, d)
 	}
 	if measured != 1 {
 		return fmt.Errorf("want exactly one measured createPods step, got %d", measured)

@@ -74,7 +74,7 @@ func Load(fsys fs.FS) ([]*Case, error) {
 // order is the order cases run and appear in reports.
 var order = []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
 	"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap", "explain",
-	"rollout", "routes", "coexist", "coexist-memory"}
+	"rollout", "routes", "coexist", "coexist-memory", "isolation"}
 
 func orderOf(name string) int {
 	if i := slices.Index(order, name); i >= 0 {

@@ -26,7 +26,7 @@ func TestLoadEmbedded(t *testing.T) {
 	}
 	want := []string{"basic", "node-affinity", "pod-anti-affinity", "topology-spreading",
 		"preemption", "unschedulable-churn", "mixed-churn", "placement", "gang", "swap", "explain",
-		"rollout", "routes", "coexist", "coexist-memory"}
+		"rollout", "routes", "coexist", "coexist-memory", "isolation"}
 	if len(names) != len(want) {
 		t.Fatalf("cases = %v, want %v", names, want)
 	}
@@ -326,19 +326,23 @@ func embeddedCase(t *testing.T, name string) *Case {
 }
 
 // expectLoad loads doc as the one workload of a directory with the
-// default templates, and checks that it loads (wantErr empty) or fails
+// built-in templates, and checks that it loads (wantErr empty) or fails
 // with an error saying wantErr; what names the case in a failure.
 func expectLoad(t *testing.T, doc, what, wantErr string) {
 	t.Helper()
 	fsys := fstest.MapFS{"x.yaml": {Data: []byte(doc)}}
-	for _, f := range []string{"templates/node-default.yaml", "templates/pod-default.yaml"} {
+	files, err := fs.Glob(Embedded, "templates/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
 		b, err := fs.ReadFile(Embedded, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fsys[f] = &fstest.MapFile{Data: b}
 	}
-	_, err := Load(fsys)
+	_, err = Load(fsys)
 	switch {
 	case wantErr == "" && err != nil:
 		t.Errorf("%s: %v", what, err)
