@@ -51,6 +51,28 @@ func (k *KubeScheduler) SetRun(run string) { k.run, k.seq, k.finished = run, 0, 
 
 // Config renders the KubeSchedulerConfiguration for prof.
 func (k *KubeScheduler) Config(prof schedv1.KubeSchedulerProfile) ([]byte, error) {
+	return k.config([]ServedProfile{{Profile: prof}})
+}
+
+// config renders the KubeSchedulerConfiguration serving profs: every
+// profile in one process (one queue, one scheduling loop), and the
+// extenders they name, each once, in the configuration's extenders, which
+// apply to every profile.
+func (k *KubeScheduler) config(profs []ServedProfile) ([]byte, error) {
+	var (
+		profiles  []any
+		extenders []any
+		names     = map[string]bool{}
+	)
+	for _, p := range profs {
+		profiles = append(profiles, p.Profile)
+		for _, x := range p.Extenders {
+			if !names[x.Name] {
+				names[x.Name] = true
+				extenders = append(extenders, x.Config)
+			}
+		}
+	}
 	cfg := map[string]any{
 		"apiVersion":     "kubescheduler.config.k8s.io/v1",
 		"kind":           "KubeSchedulerConfiguration",
@@ -61,7 +83,10 @@ func (k *KubeScheduler) Config(prof schedv1.KubeSchedulerProfile) ([]byte, error
 			"qps":        k.Settings.QPS,
 			"burst":      k.Settings.Burst,
 		},
-		"profiles": []any{prof},
+		"profiles": profiles,
+	}
+	if len(extenders) > 0 {
+		cfg["extenders"] = extenders
 	}
 	return yaml.Marshal(cfg)
 }
@@ -83,8 +108,14 @@ func (k *KubeScheduler) leaderElection() map[string]any {
 // Start implements Scheduler: it writes the configuration file and starts
 // kube-scheduler with it, then waits for /healthz.
 func (k *KubeScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
+	return k.StartProfiles(ctx, []ServedProfile{{Profile: prof}})
+}
+
+// StartProfiles implements Scheduler: Start with every profile of profs in
+// the configuration file.
+func (k *KubeScheduler) StartProfiles(ctx context.Context, profs []ServedProfile) error {
 	k.seq++
-	cfg, err := k.Config(prof)
+	cfg, err := k.config(profs)
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,10 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -41,6 +43,9 @@ type ProfileScheduler struct {
 	pprofURL   string
 	metricsURL string
 	watcher    *ProfileWatcher
+	// served and extenderConfigs are the SchedulerProfiles and
+	// ExtenderConfigs StartProfiles created, for Stop to delete.
+	served, extenderConfigs []string
 }
 
 var _ Scheduler = &ProfileScheduler{}
@@ -54,9 +59,97 @@ func (o *ProfileScheduler) SetRun(run string) { o.run = run }
 // Start implements Scheduler: it starts the operator, waits for /readyz,
 // creates the SchedulerProfile and waits until its generation is active.
 func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error {
+	if err := o.startProcess(ctx); err != nil {
+		return err
+	}
+	var err error
+	if o.watcher, err = WatchProfile(ctx, o.Client, o.Settings.SchedulerName); err != nil {
+		return err
+	}
+	gen, _, err := o.Apply(ctx, prof)
+	if err != nil {
+		return err
+	}
+	if _, err := o.watcher.WaitActive(ctx, gen, time.Minute); err != nil {
+		return err
+	}
+	return nil
+}
+
+// StartProfiles implements Scheduler: it starts the operator, creates an
+// ExtenderConfig for each extender named and a SchedulerProfile for each
+// profile, named after its schedulerName and naming its extenders, and
+// waits until every profile is active. Stop deletes them. Only the profile
+// named Settings.SchedulerName, if any, is followed by Watcher.
+func (o *ProfileScheduler) StartProfiles(ctx context.Context, profs []ServedProfile) error {
+	if err := o.startProcess(ctx); err != nil {
+		return err
+	}
+	for _, p := range profs {
+		for _, x := range p.Extenders {
+			if slices.Contains(o.extenderConfigs, x.Name) {
+				continue
+			}
+			spec, err := ExtenderConfigSpec(x.Config)
+			if err != nil {
+				return fmt.Errorf("extender %s: %w", x.Name, err)
+			}
+			if err := o.Client.Create(ctx, &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: x.Name}, Spec: spec}); err != nil {
+				return fmt.Errorf("creating ExtenderConfig %s: %w", x.Name, err)
+			}
+			o.extenderConfigs = append(o.extenderConfigs, x.Name)
+		}
+	}
+	type pending struct {
+		sp *v1alpha1.SchedulerProfile
+		w  *ProfileWatcher
+	}
+	var all []pending
+	defer func() {
+		for _, p := range all {
+			if p.w != o.watcher {
+				p.w.Stop()
+			}
+		}
+	}()
+	for _, p := range profs {
+		if p.Profile.SchedulerName == nil {
+			return errors.New("a served profile needs its schedulerName")
+		}
+		spec, err := ProfileSpec(p.Profile)
+		if err != nil {
+			return err
+		}
+		for _, x := range p.Extenders {
+			spec.Extenders = append(spec.Extenders, x.Name)
+		}
+		sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: *p.Profile.SchedulerName}, Spec: spec}
+		w, err := WatchProfile(ctx, o.Client, sp.Name)
+		if err != nil {
+			return err
+		}
+		all = append(all, pending{sp, w})
+		if sp.Name == o.Settings.SchedulerName {
+			o.watcher = w
+		}
+		if err := o.Client.Create(ctx, sp); err != nil {
+			return fmt.Errorf("creating SchedulerProfile %s: %w", sp.Name, err)
+		}
+		o.served = append(o.served, sp.Name)
+	}
+	for _, p := range all {
+		if _, err := p.w.WaitActive(ctx, p.sp.Generation, time.Minute); err != nil {
+			return fmt.Errorf("SchedulerProfile %s: %w", p.sp.Name, err)
+		}
+	}
+	return nil
+}
+
+// startProcess starts the operator and waits for /readyz.
+func (o *ProfileScheduler) startProcess(ctx context.Context) error {
 	// A profile left by an interrupted run has a finalizer no operator
 	// will remove: strip it.
-	if err := o.removeProfile(ctx, true); err != nil {
+	if err := o.removeProfile(ctx, o.Settings.SchedulerName, true); err != nil {
 		return err
 	}
 	port, err := freePort()
@@ -100,20 +193,7 @@ func (o *ProfileScheduler) Start(ctx context.Context, prof schedv1.KubeScheduler
 		return err
 	}
 	o.proc = p
-	if err := p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("http://127.0.0.1:%d/readyz", port))); err != nil {
-		return err
-	}
-	if o.watcher, err = WatchProfile(ctx, o.Client, o.Settings.SchedulerName); err != nil {
-		return err
-	}
-	gen, _, err := o.Apply(ctx, prof)
-	if err != nil {
-		return err
-	}
-	if _, err := o.watcher.WaitActive(ctx, gen, time.Minute); err != nil {
-		return err
-	}
-	return nil
+	return p.waitReady(ctx, time.Minute, probeURL(fmt.Sprintf("http://127.0.0.1:%d/readyz", port)))
 }
 
 // Watcher follows the run's SchedulerProfile.
@@ -195,22 +275,31 @@ func (o *ProfileScheduler) Stop(ctx context.Context) Usage {
 		o.watcher.Stop()
 		o.watcher = nil
 	}
+	names := append([]string{o.Settings.SchedulerName}, o.served...)
 	if o.proc != nil {
-		// Delete the profile while the operator runs, so that it removes
-		// its finalizer; then stop the operator.
-		_ = o.removeProfile(ctx, false)
+		// Delete the profiles while the operator runs, so that it removes
+		// their finalizers; then stop the operator.
+		for _, name := range names {
+			_ = o.removeProfile(ctx, name, false)
+		}
 		u = o.proc.Stop(30 * time.Second)
 		o.proc = nil
 	}
-	_ = o.removeProfile(ctx, true)
+	for _, name := range names {
+		_ = o.removeProfile(ctx, name, true)
+	}
+	for _, name := range o.extenderConfigs {
+		_ = o.Client.Delete(ctx, &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	}
+	o.served, o.extenderConfigs = nil, nil
 	return u
 }
 
-// removeProfile deletes the run's SchedulerProfile and waits until it is
+// removeProfile deletes the SchedulerProfile name and waits until it is
 // gone. With strip, it first removes the finalizers (no operator runs to
 // remove them).
-func (o *ProfileScheduler) removeProfile(ctx context.Context, strip bool) error {
-	key := client.ObjectKey{Name: o.Settings.SchedulerName}
+func (o *ProfileScheduler) removeProfile(ctx context.Context, name string, strip bool) error {
+	key := client.ObjectKey{Name: name}
 	sp := &v1alpha1.SchedulerProfile{}
 	if err := o.Client.Get(ctx, key, sp); apierrors.IsNotFound(err) {
 		return nil
@@ -231,6 +320,33 @@ func (o *ProfileScheduler) removeProfile(ctx context.Context, strip bool) error 
 		err := o.Client.Get(ctx, key, &v1alpha1.SchedulerProfile{})
 		return apierrors.IsNotFound(err), nil
 	})
+}
+
+// ExtenderConfigSpec converts an upstream v1 extender into an
+// ExtenderConfig spec. TLS material is refused: ExtenderConfigs read it
+// from a Secret, which the harness does not make.
+func ExtenderConfigSpec(x schedv1.Extender) (v1alpha1.ExtenderConfigSpec, error) {
+	if x.TLSConfig != nil {
+		return v1alpha1.ExtenderConfigSpec{}, errors.New("tlsConfig is not supported by the harness")
+	}
+	spec := v1alpha1.ExtenderConfigSpec{
+		URLPrefix:        x.URLPrefix,
+		FilterVerb:       x.FilterVerb,
+		PreemptVerb:      x.PreemptVerb,
+		PrioritizeVerb:   x.PrioritizeVerb,
+		Weight:           x.Weight,
+		BindVerb:         x.BindVerb,
+		EnableHTTPS:      x.EnableHTTPS,
+		NodeCacheCapable: x.NodeCacheCapable,
+		Ignorable:        x.Ignorable,
+	}
+	if x.HTTPTimeout.Duration > 0 {
+		spec.HTTPTimeout = &metav1.Duration{Duration: x.HTTPTimeout.Duration}
+	}
+	for _, r := range x.ManagedResources {
+		spec.ManagedResources = append(spec.ManagedResources, v1alpha1.ExtenderManagedResource{Name: r.Name, IgnoredByScheduler: r.IgnoredByScheduler})
+	}
+	return spec, nil
 }
 
 // ProfileSpec converts an upstream v1 profile into a SchedulerProfile spec,

@@ -33,6 +33,10 @@ type Scheduler interface {
 	Name() string
 	// Start starts the process with prof and returns once prof serves.
 	Start(ctx context.Context, prof schedv1.KubeSchedulerProfile) error
+	// StartProfiles starts one process serving every profile of profs
+	// (Start is StartProfiles with one profile and no extender) and
+	// returns once each serves.
+	StartProfiles(ctx context.Context, profs []ServedProfile) error
 	// Usage is the CPU time and peak RSS consumed so far in this run (all
 	// processes of the run, for a scheduler that was restarted).
 	Usage() Usage
@@ -43,6 +47,24 @@ type Scheduler interface {
 	// PprofURL is the base URL of the running process's /debug/pprof
 	// endpoints, "" when none runs or it was started without them.
 	PprofURL() string
+}
+
+// ServedProfile is one of the profiles a scheduler process serves, and the
+// HTTP extenders it calls.
+type ServedProfile struct {
+	Profile   schedv1.KubeSchedulerProfile
+	Extenders []Extender
+}
+
+// Extender is an HTTP extender a profile calls. kube-scheduler's extenders
+// are global, its configuration's own: each is called for every pod it is
+// interested in (any pod, or with managedResources only the pods that
+// request one of them), whichever profile schedules the pod. Ours are
+// ExtenderConfigs, called by the profiles that name them only.
+type Extender struct {
+	// Name names the ExtenderConfig.
+	Name   string
+	Config schedv1.Extender
 }
 
 var httpClient = &http.Client{
