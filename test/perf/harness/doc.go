@@ -11,12 +11,15 @@
 // scenario and the rest from its profiles; profile-scheduler only). Cases with
 // pod groups get PodGroups created before their members, the case's
 // feature gates on both schedulers, and a count of the groups each run left
-// partially bound or pending, read from the API.
+// partially bound or pending, read from the API. The isolation case
+// starts one process serving several profiles, one of which calls an HTTP
+// extender the harness serves: it passes every node it is given, late.
 //
 // Each scheduler runs as its own process, one at a time, on fresh objects
 // (a new namespace, nodes deleted and recreated with the same names; the
 // bench command also starts a new control plane for every run). The
-// harness never schedules anything itself and never leaves a process
+// harness never schedules anything itself (its extender filters out no
+// node) and never leaves a process
 // running: every process it starts is stopped before a run returns.
 //
 // Layout, one concern per file:
@@ -31,11 +34,13 @@
 //	scenarios.go        capacity scenarios timed one at a time (drain, minimize)
 //	scenariopairs.go    the scenario pairs: throughput with a drain scenario beside, profiled
 //	rollout.go          RunRollout: shadow pairs, a bad change canary vs at once, a good change to promotion
+//	isolation.go        RunIsolation: a busy profile beside one whose extender is slow, several profiles at once
+//	slowextender.go     the isolation case's HTTP extender, served by the harness, answering after a delay
 //	pprof.go            the operator's pprof profiles: fetched, CPU split by label, locks by holder
 //	reviewwatch.go      the watch that times SchedulingReviews
 //	gang.go             PodGroups of a step, and what each run left of them
 //	trace.go            -trace: CPU profiles (Linux perf), heap profiles, GC traces
-//	schedulers.go       the Scheduler interface and Settings both schedulers get
+//	schedulers.go       the Scheduler interface, Settings both schedulers get, the profiles and extenders one process serves
 //	kubescheduler.go    upstream kube-scheduler from a configuration file
 //	profilescheduler.go profile-scheduler serving the profile as a SchedulerProfile
 //	profilewatcher.go   when each generation of a SchedulerProfile went live
