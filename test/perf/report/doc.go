@@ -9,6 +9,6 @@
 // sections), targets.go (the table of each case's runs), notes.go (the
 // notes under a case: short steps, connection storms, a run's own),
 // controlplane.go (control-plane CPU per pod), swap.go and chart.go (the
-// profile-swap storm: table and chart), explain.go, gang.go (their
-// sections).
+// profile-swap storm: table and chart), explain.go, gang.go, rollout.go,
+// isolation.go (their sections).
 package report

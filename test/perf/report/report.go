@@ -39,6 +39,10 @@ type Report struct {
 	Storms   []*harness.StormRun   `json:"storms,omitempty"`
 	Routes   []*harness.RoutesRun  `json:"routes,omitempty"`
 	Rollouts []*harness.RolloutRun `json:"rollouts,omitempty"`
+	// Isolations are the isolation case's runs; IsolationNotes say what
+	// the bench left out of it, and why.
+	Isolations     []*harness.IsolationRun `json:"isolations,omitempty"`
+	IsolationNotes []string                `json:"isolationNotes,omitempty"`
 	// Agreement per case that has one (placements compared pod by pod).
 	Agreement map[string]stats.Agreement `json:"agreement,omitempty"`
 }
@@ -238,6 +242,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.writeRoutes(b)
 	r.writeCoexist(b)
 	r.writeStorm(b)
+	r.writeIsolation(b)
 	r.writeNeighbour(b, cases)
 	r.writeTargets(b, cases)
 	_, err := io.WriteString(w, b.String())

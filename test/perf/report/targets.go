@@ -67,6 +67,9 @@ func (r *Report) writeTargets(b *strings.Builder, cases []string) {
 	for _, x := range r.coexistChecks() {
 		checks = append(checks, check(x))
 	}
+	for _, x := range r.isolationChecks() {
+		checks = append(checks, check(x))
+	}
 	for _, x := range r.targetRows() {
 		checks = append(checks, check(x))
 	}
