@@ -78,7 +78,7 @@ func main() {
 		"cpu (each measured step's scheduler CPU profile with Linux perf, <run>.perf.txt), "+
 		"heap (the scheduler's heap profile after the step's last bind, <run>.heap.pb.gz), "+
 		"gc (GODEBUG=gctrace=1 for both schedulers, kube-apiserver and etcd; <run>-kube-apiserver.log, <run>-etcd.log)")
-	flag.StringVar(&o.neighbour, "neighbour", envOr("BENCH_NEIGHBOUR", ""), "run each plain case (not coexist, routes, swap, explain, rollout) beside a kube-scheduler binding -neighbour-rate pods/s of its own, once per variant, comma-separated: "+
+	flag.StringVar(&o.neighbour, "neighbour", envOr("BENCH_NEIGHBOUR", ""), "run each plain case (not coexist, routes, swap, explain, rollout, isolation) beside a kube-scheduler binding -neighbour-rate pods/s of its own, once per variant, comma-separated: "+
 		"plain (<case>-neighbour), arbiter (<case>-neighbour-arbiter: the bind arbiter on, served by ours, or beside upstream by an operator serving it alone) ($BENCH_NEIGHBOUR)")
 	flag.Float64Var(&o.neighbourRate, "neighbour-rate", 1, "pods per second the -neighbour kube-scheduler binds")
 	flag.IntVar(&o.stormBinds, "storm-binds", 3000, "binds of the coexist cases' bind storm (one per repeat, after the setups): the harness binds as two schedulers, half the pods fitting, the bind arbiter judging, its certificate rotated midway; 0: no storm")

@@ -18,7 +18,7 @@ const (
 )
 
 // neighbourCases replaces each case that RunCase runs (not coexist,
-// routes, swap, explain or rollout) with a copy per variant: named
+// routes, swap, explain, rollout or isolation) with a copy per variant: named
 // <case>-neighbour and <case>-neighbour-arbiter, with the case's values.
 // arbiter says which copies have the arbiter on.
 func neighbourCases(cases []*workloads.Case, variants string, vals map[string]map[string]int) (out []*workloads.Case, arbiter map[string]bool, err error) {
@@ -31,7 +31,7 @@ func neighbourCases(cases []*workloads.Case, variants string, vals map[string]ma
 		vs = append(vs, v)
 	}
 	for _, c := range cases {
-		if c.Coexist != nil || c.Routes != nil || c.Swap != nil || c.Explain != nil || c.Rollout != nil {
+		if c.Coexist != nil || c.Routes != nil || c.Swap != nil || c.Explain != nil || c.Rollout != nil || c.Isolation != nil {
 			out = append(out, c)
 			continue
 		}

@@ -199,8 +199,8 @@ func run(ctx context.Context, o options) error {
 }
 
 // runCase makes every run of c: each repeat and mode on each scheduler,
-// order alternating, and the placement agreement of the pairs (coexist and
-// routes cases make their own runs). A run that
+// order alternating, and the placement agreement of the pairs (coexist,
+// routes and isolation cases make their own runs). A run that
 // fails is logged and added to b.failures; an error returned ends the bench.
 func (b *bench) runCase(ctx context.Context, c *workloads.Case, scheds []string, modes []harness.Mode) error {
 	switch {
@@ -208,6 +208,8 @@ func (b *bench) runCase(ctx context.Context, c *workloads.Case, scheds []string,
 		return b.runCoexist(ctx, c)
 	case c.Routes != nil:
 		return b.runRoutes(ctx, c)
+	case c.Isolation != nil:
+		return b.runIsolation(ctx, c, scheds, modes)
 	}
 	reps, caseModes := max(1, b.o.repeat), modes
 	if c.Swap != nil || c.Explain != nil || c.Rollout != nil {
