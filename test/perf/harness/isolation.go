@@ -389,9 +389,7 @@ func (r *Runner) measureIsolation(ctx context.Context, e *env, run *IsolationRun
 	}
 	m.CPUSeconds = sched.Usage().CPUSeconds - cpu0
 	m.PeakSockets = stopSockets()
-	if r.Trace.Heap {
-		r.heapProfile(ctx, name, sched.PprofURL())
-	}
+	r.stepProfiles(ctx, name, sched.PprofURL())
 	var all StepStats
 	for _, g := range measured {
 		st := e.rec.StepSince(g.step, t0)

@@ -97,9 +97,7 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 		run.APIServerCPUSeconds, run.EtcdCPUSeconds = api-api0, etcd-etcd0
 	}
 	run.PeakSockets = stopSockets()
-	if r.Trace.Heap {
-		r.heapProfile(ctx, name, sched.PprofURL())
-	}
+	r.stepProfiles(ctx, name, sched.PprofURL())
 	if stopBeside != nil {
 		stopBeside()
 	}

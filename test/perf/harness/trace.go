@@ -30,10 +30,17 @@ type Trace struct {
 	// scheduler's log and in <run>-kube-apiserver.log and <run>-etcd.log,
 	// which also keep those processes' own output.
 	GC bool
+	// Mutex saves the scheduler's mutex profile (/debug/pprof/mutex, the
+	// time goroutines waited for a lock, at the holder's release) after
+	// each measured step's last bind as <run>.mutex.pb.gz: cumulative
+	// since the process started, which serves that one run. Both
+	// schedulers serve /debug/pprof for it; ours is started with
+	// --contention-profiling (kube-scheduler has it on by default).
+	Mutex bool
 }
 
 // TraceNames are the words of -trace, in the order String writes them.
-var TraceNames = []string{"cpu", "heap", "gc"}
+var TraceNames = []string{"cpu", "heap", "gc", "mutex"}
 
 // ParseTrace reads a comma-separated list of TraceNames; empty is none.
 func ParseTrace(s string) (Trace, error) {
@@ -47,6 +54,8 @@ func ParseTrace(s string) (Trace, error) {
 			t.Heap = true
 		case "gc":
 			t.GC = true
+		case "mutex":
+			t.Mutex = true
 		default:
 			return Trace{}, fmt.Errorf("-trace: unknown %q (want a comma-separated list of %s)", name, strings.Join(TraceNames, ", "))
 		}
@@ -57,7 +66,7 @@ func ParseTrace(s string) (Trace, error) {
 // String writes the trace as ParseTrace reads it.
 func (t Trace) String() string {
 	var on []string
-	for i, set := range []bool{t.CPU, t.Heap, t.GC} {
+	for i, set := range []bool{t.CPU, t.Heap, t.GC, t.Mutex} {
 		if set {
 			on = append(on, TraceNames[i])
 		}
@@ -81,10 +90,23 @@ func (r *Runner) cpuProfile(name string, pid int) (stop func()) {
 }
 
 // heapProfile saves the heap profile served under base as name
-// (saveHeapProfile); one that fails is logged, the run goes on.
+// (saveProfile); one that fails is logged, the run goes on.
 func (r *Runner) heapProfile(ctx context.Context, name, base string) {
-	if err := saveHeapProfile(ctx, r.Dir, name, base); err != nil {
+	if err := saveProfile(ctx, r.Dir, name, base, "heap"); err != nil {
 		r.logf("heap profile: %v", err)
+	}
+}
+
+// stepProfiles saves the profiles r.Trace asks for after a measured
+// step (Heap, Mutex); one that fails is logged, the run goes on.
+func (r *Runner) stepProfiles(ctx context.Context, name, base string) {
+	if r.Trace.Heap {
+		r.heapProfile(ctx, name, base)
+	}
+	if r.Trace.Mutex {
+		if err := saveProfile(ctx, r.Dir, name, base, "mutex"); err != nil {
+			r.logf("mutex profile: %v", err)
+		}
 	}
 }
 
@@ -163,20 +185,21 @@ func getPprof(ctx context.Context, base, path string) (io.ReadCloser, error) {
 	return resp.Body, nil
 }
 
-// saveHeapProfile saves the heap profile served under base (a process's
-// /debug/pprof) as dir/name.heap.pb.gz: in-use and allocated space and
-// objects as of the process's last garbage collection, for `go tool pprof
-// -sample_index=inuse_space`.
-func saveHeapProfile(ctx context.Context, dir, name, base string) error {
+// saveProfile saves the profile kind served under base (a process's
+// /debug/pprof) as dir/name.<kind>.pb.gz. The heap profile holds in-use
+// and allocated space and objects as of the process's last garbage
+// collection (`go tool pprof -sample_index=inuse_space`); the mutex
+// profile, contentions and delay by the holder's stack.
+func saveProfile(ctx context.Context, dir, name, base, kind string) error {
 	if base == "" {
 		return fmt.Errorf("%s: the scheduler serves no /debug/pprof", name)
 	}
-	body, err := getPprof(ctx, base, "/debug/pprof/heap")
+	body, err := getPprof(ctx, base, "/debug/pprof/"+kind)
 	if err != nil {
 		return err
 	}
 	defer body.Close()
-	f, err := os.Create(filepath.Join(dir, name+".heap.pb.gz"))
+	f, err := os.Create(filepath.Join(dir, name+"."+kind+".pb.gz"))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// -trace reads a comma-separated list of cpu, heap and gc, writes it back
+// -trace reads a comma-separated list of cpu, heap, gc and mutex, writes it back
 // in one order, and refuses a word it does not know, naming it.
 func TestParseTrace(t *testing.T) {
 	for _, tc := range []struct {
@@ -17,6 +17,7 @@ func TestParseTrace(t *testing.T) {
 		{"cpu", Trace{CPU: true}, "cpu"},
 		{"gc,heap", Trace{Heap: true, GC: true}, "heap,gc"},
 		{"cpu, heap ,gc", Trace{CPU: true, Heap: true, GC: true}, "cpu,heap,gc"},
+		{"mutex,cpu", Trace{CPU: true, Mutex: true}, "cpu,mutex"},
 	} {
 		got, err := ParseTrace(tc.in)
 		if err != nil {

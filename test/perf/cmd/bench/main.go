@@ -77,7 +77,8 @@ func main() {
 	flag.StringVar(&o.trace, "trace", envOr("BENCH_TRACE", ""), "what an investigation records beside the figures, comma-separated ($BENCH_TRACE): "+
 		"cpu (each measured step's scheduler CPU profile with Linux perf, <run>.perf.txt), "+
 		"heap (the scheduler's heap profile after the step's last bind, <run>.heap.pb.gz), "+
-		"gc (GODEBUG=gctrace=1 for both schedulers, kube-apiserver and etcd; <run>-kube-apiserver.log, <run>-etcd.log)")
+		"gc (GODEBUG=gctrace=1 for both schedulers, kube-apiserver and etcd; <run>-kube-apiserver.log, <run>-etcd.log), "+
+		"mutex (the scheduler's mutex profile after the step's last bind, ours with --contention-profiling, <run>.mutex.pb.gz)")
 	flag.StringVar(&o.neighbour, "neighbour", envOr("BENCH_NEIGHBOUR", ""), "run each plain case (not coexist, routes, swap, explain, rollout, isolation) beside a kube-scheduler binding -neighbour-rate pods/s of its own, once per variant, comma-separated: "+
 		"plain (<case>-neighbour), arbiter (<case>-neighbour-arbiter: the bind arbiter on, served by ours, or beside upstream by an operator serving it alone) ($BENCH_NEIGHBOUR)")
 	flag.Float64Var(&o.neighbourRate, "neighbour-rate", 1, "pods per second the -neighbour kube-scheduler binds")

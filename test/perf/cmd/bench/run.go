@@ -175,9 +175,13 @@ func run(ctx context.Context, o options) error {
 	}
 	kubeconfig := harness.KubeconfigPath(dir)
 	b.up = &harness.KubeScheduler{Bin: bins[harness.Upstream], Kubeconfig: kubeconfig, Dir: dir, Settings: settings,
-		ExtraArgs: strings.Fields(o.upstreamArgs), Pprof: trace.Heap}
+		ExtraArgs: strings.Fields(o.upstreamArgs), Pprof: trace.Heap || trace.Mutex}
+	oursArgs := strings.Fields(o.oursArgs)
+	if trace.Mutex {
+		oursArgs = append(oursArgs, "--contention-profiling")
+	}
 	b.ours = &harness.ProfileScheduler{Bin: bins[harness.Ours], Kubeconfig: kubeconfig, Dir: dir, Settings: settings,
-		ExtraArgs: strings.Fields(o.oursArgs), Pprof: trace.Heap}
+		ExtraArgs: oursArgs, Pprof: trace.Heap || trace.Mutex}
 	b.byName = map[string]harness.Scheduler{harness.Upstream: b.up, harness.Ours: b.ours}
 	defer b.stopControlPlane()
 
