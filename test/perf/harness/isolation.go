@@ -133,9 +133,10 @@ type isolationLayout struct {
 
 // layoutIsolation lays a run of setup out with the case's values v,
 // profiles named after name. The extender part serves A (name-a, calling
-// the extender) and B (name-b) in every run, so that the runs with A's
-// pods and without differ by the pods alone; B's pods and nodes (pool b)
-// are the same in both variants.
+// the extender) and B (name-b) in every run, and has A's nodes (pool a,
+// disjoint variant) in every run, so that the runs with A's pods and
+// without differ by the pods alone; B's pods and nodes (pool b) are the
+// same in both variants.
 func layoutIsolation(s IsolationSetup, v workloads.IsolationValues, name string) isolationLayout {
 	if s.Part == PartProfiles {
 		var l isolationLayout
@@ -148,12 +149,13 @@ func layoutIsolation(s IsolationSetup, v workloads.IsolationValues, name string)
 		return l
 	}
 	l := isolationLayout{pools: []isolationPool{{"b", v.Nodes}}, profiles: []string{name + "-a", name + "-b"}, slow: name + "-a"}
+	pool := "b"
+	if s.Variant == VariantDisjoint {
+		// A's nodes exist alone too: B's cycles filter the same nodes.
+		pool = "a"
+		l.pools = append(l.pools, isolationPool{"a", v.SlowNodes})
+	}
 	if s.WithSlow {
-		pool := "b"
-		if s.Variant == VariantDisjoint {
-			pool = "a"
-			l.pools = append(l.pools, isolationPool{"a", v.SlowNodes})
-		}
 		l.groups = append(l.groups, isolationGroup{step: "a", profile: name + "-a", pool: pool, pods: v.SlowPods, slow: true})
 	}
 	l.groups = append(l.groups, isolationGroup{step: "b", profile: name + "-b", pool: "b", pods: v.Pods, measured: true})

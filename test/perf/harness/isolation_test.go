@@ -39,10 +39,11 @@ func TestLayoutIsolation(t *testing.T) {
 			{step: "b", profile: "bench-b", pool: "b", pods: 200, measured: true},
 		}},
 	}, {
-		// Without A's pods, A's profile is served all the same, and B's
-		// nodes are those of the runs with them.
+		// Without A's pods, A's profile is served all the same, and the
+		// nodes are those of the runs with them, A's pool included: B's
+		// cycles filter as many nodes.
 		IsolationSetup{Part: PartExtender, Variant: VariantDisjoint, Mode: ModeThroughput},
-		isolationLayout{pools: []isolationPool{{"b", 50}}, profiles: []string{"bench-a", "bench-b"}, slow: "bench-a", groups: []isolationGroup{
+		isolationLayout{pools: []isolationPool{{"b", 50}, {"a", 10}}, profiles: []string{"bench-a", "bench-b"}, slow: "bench-a", groups: []isolationGroup{
 			{step: "b", profile: "bench-b", pool: "b", pods: 200, measured: true},
 		}},
 	}, {
