@@ -29,8 +29,8 @@ import (
 // pod on a snapshot that did not have the other's. So a pod is assumed in
 // the cache under assumeMu, and checked again first, against the cache's
 // copy of its node, with its profile's room-judging Filter plugins (the
-// bind check's: bindCheckPlugins), whenever another loop assumed a pod
-// since this loop's snapshot was taken. A pod that lost the race is put
+// bind check's: bindCheckPlugins), whenever another loop assumed a pod on
+// that node since this loop's snapshot was taken. A pod that lost the race is put
 // straight back into the active queue (queue.Retry): no plugin judged it,
 // so it is not unschedulable, not backed off, and gets no FailedScheduling
 // event; its next cycle sees the winner. One loop alone never checks: its
@@ -53,8 +53,10 @@ type profileLoop struct {
 	snapshot  *internalcache.Snapshot
 	algorithm *algorithm
 	// seen is the scheduler's assume count (Scheduler.assumes) when the
-	// loop last took its snapshot or assumed a pod: when it is still the
-	// count at the next assume, no other loop assumed in between.
+	// loop last took its snapshot: a node assumed on after it (assumedOn)
+	// may hold a pod the snapshot does not, another loop's (or, in a
+	// pod-group cycle, one of the group's members, which the snapshot
+	// has too; checking those is redundant, not wrong).
 	seen int64
 	// cycle is the profile generation of the cycle the loop runs (its
 	// bind check judges room at assume); nil between cycles.
@@ -208,20 +210,22 @@ func entityName(e framework.QueuedEntityInfo) string {
 	return ""
 }
 
-// assumePod assumes pod (its node set) in the cache. When another loop
-// assumed a pod since this loop's snapshot, the pod is first checked
-// against the cache's copy of its node with the bind check of the cycle's
-// generation, its room-judging plugins (none enabled: nothing to
-// check); a pod that
-// no longer fits gets an error wrapping errAssumeConflict and is not
-// assumed. Assumes of every loop take turns (assumeMu), so of two pods
-// that fit only one at a time, the second is checked with the first in
-// the cache. assumeMu is held for the check and the assume alone.
+// assumePod assumes pod (its node set) in the cache. When a pod was
+// assumed on its node since this loop's snapshot, by another loop, the
+// pod is first checked against the cache's copy of its node with the bind
+// check of the cycle's generation, its room-judging plugins (none
+// enabled: nothing to check); a pod that no longer fits gets an error
+// wrapping errAssumeConflict and is not assumed. Assumes of every loop
+// take turns (assumeMu), so of two pods that fit only one at a time, the
+// second is checked with the first in the cache; assumeMu is held for the
+// check and the assume alone, and loops filling nodes of their own never
+// check. The one loop of every profile never checks: its snapshot holds
+// every pod assumed before it, as upstream's does.
 func (l *profileLoop) assumePod(ctx context.Context, pod *v1.Pod) error {
 	logger := klog.FromContext(ctx)
 	l.assumeMu.Lock()
 	defer l.assumeMu.Unlock()
-	if l.assumes.Load() != l.seen && l.cycle != nil && l.cycle.check != nil {
+	if l.name != "" && l.assumedOn[pod.Spec.NodeName] > l.seen && l.cycle != nil && l.cycle.check != nil {
 		if st, _ := l.cycle.check.run(ctx, l.cache, nil, pod, pod.Spec.NodeName); st.IsRejected() {
 			return fmt.Errorf("%w: node %q: %s", errAssumeConflict, pod.Spec.NodeName, st.Message())
 		}
@@ -229,7 +233,7 @@ func (l *profileLoop) assumePod(ctx context.Context, pod *v1.Pod) error {
 	if err := l.cache.AssumePod(logger, pod); err != nil {
 		return err
 	}
-	l.seen = l.assumes.Add(1)
+	l.assumedOn[pod.Spec.NodeName] = l.assumes.Add(1)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -119,6 +120,38 @@ var _ = Describe("Scheduling loops", func() {
 		Expect(scheduler.ScheduleAttempts(slow, "unschedulable")).To(Equal(1.0))
 		st, _ = h.sched.LoopState(fast)
 		Expect(st.AssumeConflicts).To(BeZero())
+	})
+
+	It("overcommits no node when four profiles' loops fill shared nodes at once", func() {
+		h := startScheduler()
+		var names []string
+		for i := range 4 {
+			names = append(names, uniqueName(fmt.Sprintf("storm%d", i)))
+			h.apply(defaultProfile(names[i]))
+		}
+		// Room for 4 pods of 500m per node, 20 in all, for 48 pods.
+		for i := range 5 {
+			createNode(fmt.Sprintf("n%d", i), "2", "64Gi")
+		}
+		var all []string
+		for p := range 12 {
+			for i, name := range names {
+				pod := fmt.Sprintf("p%d-%02d", i, p)
+				all = append(all, pod)
+				go func() {
+					defer GinkgoRecover()
+					createPod(newPod(h.ns, pod, name, "500m", "100Mi"))
+				}()
+			}
+		}
+		Eventually(boundPods(h.ns, all), 20*time.Second, 50*time.Millisecond).Should(Equal(20))
+		Consistently(func() map[string]int { return countByNode(podNodes(h.ns)) }, time.Second, 50*time.Millisecond).Should(
+			And(HaveLen(5), HaveEach(4)), "4 pods of 500m on each node of 2 CPUs, none more")
+		for _, pod := range all {
+			if getPod(h.ns, pod).Spec.NodeName == "" {
+				waitUnschedulable(h.ns, pod, 10*time.Second)
+			}
+		}
 	})
 
 	It("stops a removed profile's loop after its cycle and gives a profile added again a new one", func() {

@@ -122,10 +122,13 @@ type Scheduler struct {
 	single   *profileLoop
 	loopsCtx context.Context
 	// assumeMu serializes the loops' assumes in the cache, each checked
-	// first when another loop assumed since its snapshot; assumes counts
-	// them.
-	assumeMu sync.Mutex
-	assumes  atomic.Int64
+	// first when another loop assumed on its node since its snapshot;
+	// assumes counts them, and assumedOn holds, by node, the count at the
+	// node's last assume (under assumeMu; a node's entry outlives it, as
+	// its name may come back).
+	assumeMu  sync.Mutex
+	assumes   atomic.Int64
+	assumedOn map[string]int64
 
 	// overcommit marks the nodes the overcommit watcher looks at next
 	// (overcommit.go).
@@ -177,6 +180,7 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		cancel:          cancel,
 		watched:         make(map[fwk.EventResource]bool),
 		overcommit:      newOvercommitWatch(),
+		assumedOn:       make(map[string]int64),
 		binds:           newBindHolds(),
 	}
 	empty := profileMap{}
