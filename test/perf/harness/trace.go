@@ -35,7 +35,8 @@ type Trace struct {
 	// each measured step's last bind as <run>.mutex.pb.gz: cumulative
 	// since the process started, which serves that one run. Both
 	// schedulers serve /debug/pprof for it; ours is started with
-	// --contention-profiling (kube-scheduler has it on by default).
+	// --contention-profiling (kube-scheduler's records blocking only: its
+	// mutex profile is empty).
 	Mutex bool
 }
 
