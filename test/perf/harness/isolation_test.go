@@ -146,13 +146,19 @@ func TestSlowExtender(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Stop()
+	// A client of its own, its connections closed before the server's
+	// (deferred in that order's reverse): no socket of this test closes
+	// while the next one counts the process's sockets (TestOpenSockets).
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
 	if err := x.WaitCalled(context.Background(), time.Millisecond); err == nil {
 		t.Error("WaitCalled returned before any call")
 	}
 	call := func(args extenderv1.ExtenderArgs) extenderv1.ExtenderFilterResult {
 		t.Helper()
 		body, _ := json.Marshal(args)
-		resp, err := http.Post(x.url+"/"+slowFilterVerb, "application/json", bytes.NewReader(body))
+		resp, err := client.Post(x.url+"/"+slowFilterVerb, "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
