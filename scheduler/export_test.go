@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
@@ -180,12 +181,22 @@ func SchedulingLoops() float64 { return testutil.ToFloat64(loopsRunning) }
 // profile and result (scheduled, unschedulable, error), as gathered from
 // the legacy registry.
 func ScheduleAttempts(profile, result string) float64 {
-	families, err := legacyregistry.DefaultGatherer.Gather()
+	m, err := gatheredProfileResult(legacyregistry.DefaultGatherer, "scheduler_schedule_attempts_total", profile, result)
 	if err != nil {
 		return -1
 	}
+	return m.GetCounter().GetValue()
+}
+
+// gatheredProfileResult is the series of metric name with labels profile
+// and result, as g gathers it; nil (whose getters give zeros) if none.
+func gatheredProfileResult(g prometheus.Gatherer, name, profile, result string) (*dto.Metric, error) {
+	families, err := g.Gather()
+	if err != nil {
+		return nil, err
+	}
 	for _, mf := range families {
-		if mf.GetName() != "scheduler_schedule_attempts_total" {
+		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
@@ -194,9 +205,9 @@ func ScheduleAttempts(profile, result string) float64 {
 				labels[l.GetName()] = l.GetValue()
 			}
 			if labels["profile"] == profile && labels["result"] == result {
-				return m.GetCounter().GetValue()
+				return m, nil
 			}
 		}
 	}
-	return 0
+	return nil, nil
 }

@@ -82,23 +82,9 @@ func TestSwapMetricsAndActiveProfiles(t *testing.T) {
 
 func histogramCount(t *testing.T, profile, result string) uint64 {
 	t.Helper()
-	families, err := ctrlmetrics.Registry.Gather()
+	m, err := gatheredProfileResult(ctrlmetrics.Registry, "profile_scheduler_profile_swap_duration_seconds", profile, result)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mf := range families {
-		if mf.GetName() != "profile_scheduler_profile_swap_duration_seconds" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["profile"] == profile && labels["result"] == result {
-				return m.GetHistogram().GetSampleCount()
-			}
-		}
-	}
-	return 0
+	return m.GetHistogram().GetSampleCount()
 }

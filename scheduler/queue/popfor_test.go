@@ -15,15 +15,7 @@ func popForNow(t *testing.T, q *Queue, name string, d time.Duration) *framework.
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	e := q.PopFor(ctx, name)
-	if e == nil {
-		return nil
-	}
-	p, ok := e.(*framework.QueuedPodInfo)
-	if !ok {
-		t.Fatalf("popped %T, want a pod", e)
-	}
-	return p
+	return poppedPod(t, q.PopFor(ctx, name))
 }
 
 func TestPopForTakesOnlyItsProfilesPodsInItsOrder(t *testing.T) {

@@ -105,7 +105,12 @@ func popNow(t *testing.T, q *Queue) *framework.QueuedPodInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	e := q.Pop(ctx)
+	return poppedPod(t, q.Pop(ctx))
+}
+
+// poppedPod is the pod Pop or PopFor returned; nil when none was.
+func poppedPod(t *testing.T, e framework.QueuedEntityInfo) *framework.QueuedPodInfo {
+	t.Helper()
 	if e == nil {
 		return nil
 	}

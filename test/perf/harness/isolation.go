@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/stats"
@@ -334,16 +333,9 @@ func (r *Runner) measureIsolation(ctx context.Context, e *env, run *IsolationRun
 	var t0, slowStart time.Time
 	switch run.Mode {
 	case ModeThroughput:
-		pid := sched.PID()
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-			return fmt.Errorf("stopping the scheduler: %w", err)
-		}
-		stopped := true
-		resume := func() {
-			if stopped {
-				stopped = false
-				_ = syscall.Kill(pid, syscall.SIGCONT)
-			}
+		resume, err := pause(sched.PID())
+		if err != nil {
+			return err
 		}
 		defer resume()
 		if err := createSlow(); err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/stats"
@@ -47,16 +46,9 @@ func (r *Runner) measure(ctx context.Context, c *workloads.Case, e *env, run *Ru
 	t0 := time.Now()
 	switch run.Mode {
 	case ModeThroughput:
-		pid := sched.PID()
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-			return fmt.Errorf("stopping the scheduler: %w", err)
-		}
-		stopped := true
-		resume := func() {
-			if stopped {
-				stopped = false
-				_ = syscall.Kill(pid, syscall.SIGCONT)
-			}
+		resume, err := pause(sched.PID())
+		if err != nil {
+			return err
 		}
 		defer resume()
 		if err := r.createPods(ctx, pods); err != nil {

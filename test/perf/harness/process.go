@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -219,4 +220,16 @@ func (p *Process) waitReady(ctx context.Context, timeout time.Duration, probe fu
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// pause stops the scheduler process pid (SIGSTOP) and returns what resumes
+// it (SIGCONT), the first time it is called: a throughput run creates its
+// pods with the scheduler stopped and measures from its resume, and
+// resumes it in any case when it returns.
+func pause(pid int) (resume func(), err error) {
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return nil, fmt.Errorf("stopping the scheduler: %w", err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) }, nil
 }
