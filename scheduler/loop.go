@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -137,7 +138,7 @@ func (s *Scheduler) startLoopLocked(l *profileLoop) {
 	}
 	stop, cancel := context.WithCancel(ctx)
 	l.cancel = cancel
-	l.stats.start(time.Now())
+	l.stats.start(time.Now(), l.name)
 	loopsRunning.Inc()
 	s.running.Add(1)
 	go func() {
@@ -187,13 +188,13 @@ func (l *profileLoop) run(ctx, stop context.Context) {
 			e = l.queue.PopFor(stop, l.name)
 		}
 		start := time.Now()
-		l.stats.waited(l.name, start.Sub(waitStart))
+		l.stats.wait.Add(start.Sub(waitStart).Seconds())
 		if e == nil {
 			continue
 		}
 		l.stats.begin(start, entityName(e))
 		l.scheduleOne(ctx, e)
-		l.stats.end(l.name, start, time.Now())
+		l.stats.end(start, time.Now())
 	}
 }
 
@@ -279,6 +280,9 @@ const (
 // writes it, LoopState reads it.
 type loopStats struct {
 	conflicts atomic.Int64
+	// busy and wait are the loop's series of loopBusySeconds and
+	// loopWaitSeconds.
+	busy, wait prometheus.Counter
 
 	mu      sync.Mutex
 	started time.Time
@@ -297,14 +301,11 @@ type loopBucket struct {
 	cycles int32
 }
 
-func (st *loopStats) start(now time.Time) {
+func (st *loopStats) start(now time.Time, loop string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.started = now
-}
-
-func (st *loopStats) waited(loop string, d time.Duration) {
-	loopWaitSeconds.WithLabelValues(loop).Add(d.Seconds())
+	st.busy, st.wait = loopBusySeconds.WithLabelValues(loop), loopWaitSeconds.WithLabelValues(loop)
 }
 
 func (st *loopStats) begin(now time.Time, current string) {
@@ -313,9 +314,9 @@ func (st *loopStats) begin(now time.Time, current string) {
 	st.current, st.cycleStart = current, now
 }
 
-func (st *loopStats) end(loop string, start, now time.Time) {
+func (st *loopStats) end(start, now time.Time) {
 	d := now.Sub(start)
-	loopBusySeconds.WithLabelValues(loop).Add(d.Seconds())
+	st.busy.Add(d.Seconds())
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.current, st.cycleStart = "", time.Time{}
