@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -41,6 +43,38 @@ const (
 // CoexistSetups lists the setups in the order they run and are reported.
 var CoexistSetups = []CoexistSetup{SetupTwoUpstream, SetupTwoUpstreamArbiter, SetupNoCheck, SetupCheck, SetupCheckArbiter, SetupRoute}
 
+// CoexistSetupNames lists the setups, comma-separated.
+func CoexistSetupNames() string {
+	names := make([]string, len(CoexistSetups))
+	for i, s := range CoexistSetups {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseCoexistSetups reads a comma-separated list of setups (all of them
+// when empty), in the order they run.
+func ParseCoexistSetups(list string) ([]CoexistSetup, error) {
+	if strings.TrimSpace(list) == "" {
+		return CoexistSetups, nil
+	}
+	want := map[CoexistSetup]bool{}
+	for _, name := range strings.Split(list, ",") {
+		s := CoexistSetup(strings.TrimSpace(name))
+		if !slices.Contains(CoexistSetups, s) {
+			return nil, fmt.Errorf("coexist setup %q: not one of %s", s, CoexistSetupNames())
+		}
+		want[s] = true
+	}
+	var out []CoexistSetup
+	for _, s := range CoexistSetups {
+		if want[s] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 // Arbitrated reports whether the setup runs the bind arbiter.
 func (s CoexistSetup) Arbitrated() bool {
 	return s == SetupTwoUpstreamArbiter || s == SetupCheckArbiter
@@ -75,8 +109,22 @@ type CoexistRun struct {
 	// Arbiter is what judging the binds cost the operator that serves
 	// the arbiter (arbitrated setups only).
 	Arbiter *ArbiterCost `json:"arbiter,omitempty"`
+	// CPU is what each process spent from the first create to the end of
+	// the run, in seconds.
+	CPU CoexistCPU `json:"cpuSeconds"`
 	Overcommit
 	Error string `json:"error,omitempty"`
+}
+
+// CoexistCPU is the CPU seconds of a coexist run's processes: the
+// machine's share of each in the run (0 for one not read). Beside two
+// kube-schedulers, the operator serving the arbiter is counted in
+// Arbiter's CPUSeconds.
+type CoexistCPU struct {
+	APIServer float64 `json:"apiserver"`
+	Etcd      float64 `json:"etcd"`
+	First     float64 `json:"first"`
+	Second    float64 `json:"second"`
 }
 
 // BindFigures are one scheduler's binds in a coexist run, timed from the
@@ -90,6 +138,11 @@ type BindFigures struct {
 	PodsPerSecond float64 `json:"podsPerSecond"`
 	// LatencyMillis is creation to bind, both seen by the pod watch.
 	LatencyMillis stats.Summary `json:"latencyMillis"`
+	// BindSeconds are the binds' times from the first create: when half,
+	// 90% and 99% of them were done, and the last (Seconds). A tail of
+	// pods whose bind was refused and retried after the scheduler's back
+	// off shows as a last bind well after the 99th.
+	BindSeconds stats.Summary `json:"bindSeconds"`
 }
 
 // bindFigures are step's binds since t0.
@@ -101,6 +154,11 @@ func bindFigures(st StepStats, t0 time.Time) BindFigures {
 			last = b
 		}
 	}
+	offs := make([]float64, 0, len(st.BindTimes))
+	for _, b := range st.BindTimes {
+		offs = append(offs, b.Sub(t0).Seconds())
+	}
+	f.BindSeconds = stats.Summarize(offs)
 	f.Seconds = last.Sub(t0).Seconds()
 	if f.Seconds > 0 {
 		f.PodsPerSecond = float64(f.Bound) / f.Seconds
@@ -264,7 +322,13 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 		pods = append(pods, a[i], b[i])
 	}
 	r.logf("%s/%s: %d nodes, %d pods for each scheduler, interleaved", c.Name, setup, run.Nodes, n)
+	procs, procErr := r.CP.Processes()
+	if procErr != nil {
+		r.logf("%s/%s: no control plane CPU: %v", c.Name, setup, procErr)
+	}
 	t0 := time.Now()
+	api0, etcd0 := procs.CPUSeconds()
+	first0, second0 := first.Usage().CPUSeconds, second.Usage().CPUSeconds
 	var stopCost func() *ArbiterCost
 	if arbiterServer != nil {
 		stopCost = r.measureArbiter(ctx, arbiterServer, c.Name+"-"+string(setup)+"-"+fmt.Sprint(repeat))
@@ -283,6 +347,11 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 	}
 	run.Seconds = time.Since(t0).Seconds()
 	run.Pods = len(pods)
+	if procErr == nil {
+		api, etcd := procs.CPUSeconds()
+		run.CPU.APIServer, run.CPU.Etcd = api-api0, etcd-etcd0
+	}
+	run.CPU.First, run.CPU.Second = first.Usage().CPUSeconds-first0, second.Usage().CPUSeconds-second0
 	if stopCost != nil {
 		run.Arbiter = stopCost()
 	}
@@ -370,12 +439,15 @@ func (r *Runner) tallyCoexist(ctx context.Context, e *env, run *CoexistRun) erro
 	}
 	r.logf("%s/%s: %d of %d pods bound %v; %d nodes overcommitted, %d pods over capacity, first overflow by %v",
 		run.Case, run.Setup, run.Bound, run.Pods, run.BoundBy, run.OvercommittedNodes, run.Overcommit.PodsOver, run.Overcommit.FirstOverflowBy)
+	r.logf("%s/%s: CPU s in %.1f s: kube-apiserver %.2f, etcd %.2f, kube-scheduler %.2f, second %.2f",
+		run.Case, run.Setup, run.Seconds, run.CPU.APIServer, run.CPU.Etcd, run.CPU.First, run.CPU.Second)
 	for _, f := range []struct {
 		who string
 		f   BindFigures
 	}{{"kube-scheduler", run.First}, {"second", run.Second}} {
-		r.logf("%s/%s: %s: %d bound in %.2f s, %.1f pods/s, latency p50 %.0f ms, p99 %.0f ms",
-			run.Case, run.Setup, f.who, f.f.Bound, f.f.Seconds, f.f.PodsPerSecond, f.f.LatencyMillis.P50, f.f.LatencyMillis.P99)
+		r.logf("%s/%s: %s: %d bound in %.2f s (half by %.2f s, 90%% by %.2f, 99%% by %.2f), %.1f pods/s, latency p50 %.0f ms, p99 %.0f ms",
+			run.Case, run.Setup, f.who, f.f.Bound, f.f.Seconds, f.f.BindSeconds.P50, f.f.BindSeconds.P90, f.f.BindSeconds.P99,
+			f.f.PodsPerSecond, f.f.LatencyMillis.P50, f.f.LatencyMillis.P99)
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -64,5 +66,46 @@ apiserver_admission_step_admission_duration_seconds_summary_count{operation="CRE
 	}
 	if _, err := admissionQuantilesFrom([]byte("# nothing\n")); err == nil {
 		t.Error("admissionQuantilesFrom of metrics without the summary: no error")
+	}
+}
+
+func TestParseCoexistSetups(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []CoexistSetup
+		err  bool
+	}{
+		{"", CoexistSetups, false},
+		{"  ", CoexistSetups, false},
+		// In the order they run, whatever the order asked.
+		{"two-upstream-arbiter, two-upstream", []CoexistSetup{SetupTwoUpstream, SetupTwoUpstreamArbiter}, false},
+		{"ours-arbiter", []CoexistSetup{SetupCheckArbiter}, false},
+		{"two-upstream,arbiter", nil, true},
+	} {
+		got, err := ParseCoexistSetups(tc.list)
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
+			t.Errorf("ParseCoexistSetups(%q) = %v, %v; want %v (error %v)", tc.list, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestBindFigures(t *testing.T) {
+	t0 := time.Now()
+	var st StepStats
+	for i := range 100 {
+		// 99 binds in the first second, one retried after a back-off.
+		at := t0.Add(time.Duration(i+1) * 10 * time.Millisecond)
+		if i == 99 {
+			at = t0.Add(2 * time.Second)
+		}
+		st.BindTimes = append(st.BindTimes, at)
+		st.Latencies = append(st.Latencies, time.Millisecond)
+	}
+	f := bindFigures(st, t0)
+	if f.Bound != 100 || f.Seconds != 2 || f.PodsPerSecond != 50 {
+		t.Errorf("bound %d in %.2f s, %.1f pods/s; want 100 in 2 s, 50 pods/s", f.Bound, f.Seconds, f.PodsPerSecond)
+	}
+	if f.BindSeconds.P50 > 0.51 || f.BindSeconds.P90 > 0.91 || f.BindSeconds.P99 > 1 || f.BindSeconds.Max != 2 {
+		t.Errorf("bind seconds %+v: want half by 0.5 s, 90%% by 0.9, 99%% by 1, the last at 2", f.BindSeconds)
 	}
 }

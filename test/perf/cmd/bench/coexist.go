@@ -15,8 +15,12 @@ import (
 // in every setup in turn, repeat times, each run on a control plane of its
 // own. A run that fails is logged and added to b.failures.
 func (b *bench) runCoexist(ctx context.Context, c *workloads.Case) error {
+	setups, err := harness.ParseCoexistSetups(b.o.coexistSetups)
+	if err != nil {
+		return err
+	}
 	for i := range max(1, b.o.repeat) {
-		for _, setup := range harness.CoexistSetups {
+		for _, setup := range setups {
 			tag := fmt.Sprintf("%s-%s-%d", c.Name, setup, i+1)
 			err := b.ownRun(ctx, tag, func() error {
 				run, err := b.coexistRun(ctx, c, setup, i+1, tag)

@@ -34,6 +34,7 @@ type options struct {
 	neighbourRate                               float64
 	stormBinds                                  int
 	stormRate                                   float64
+	coexistSetups                               string
 }
 
 type multiFlag []string
@@ -84,6 +85,7 @@ func main() {
 	flag.Float64Var(&o.neighbourRate, "neighbour-rate", 1, "pods per second the -neighbour kube-scheduler binds")
 	flag.IntVar(&o.stormBinds, "storm-binds", 3000, "binds of the coexist cases' bind storm (one per repeat, after the setups): the harness binds as two schedulers, half the pods fitting, the bind arbiter judging, its certificate rotated midway; 0: no storm")
 	flag.Float64Var(&o.stormRate, "storm-rate", 1000, "binds per second of the bind storm")
+	flag.StringVar(&o.coexistSetups, "coexist-setups", envOr("BENCH_COEXIST_SETUPS", ""), "the coexist cases' setups to run, comma-separated, all when empty: "+harness.CoexistSetupNames()+" ($BENCH_COEXIST_SETUPS)")
 	flag.Var(&o.set, "set", "override a parameter, case.param=value (repeatable; $BENCH_SET holds more, space-separated)")
 	flag.Parse()
 	if env := os.Getenv("BENCH_SET"); env != "" {
