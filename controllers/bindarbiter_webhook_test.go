@@ -2,7 +2,7 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
+	"net/http"
 	"runtime/pprof"
 	"testing"
 
@@ -10,10 +10,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -33,48 +31,45 @@ func (f *fakeArbiter) Decide(ctx context.Context, namespace, name string, uid ty
 	return f.decision
 }
 
-func bindingRequest(op admissionv1.Operation, subresource string, obj []byte) admission.Request {
-	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Operation:   op,
-		Namespace:   "team",
-		Name:        "web-3",
-		Resource:    metav1.GroupVersionResource{Version: "v1", Resource: "pods"},
-		SubResource: subresource,
-		Object:      runtime.RawExtension{Raw: obj},
-	}}
-}
-
 func TestBindingValidator(t *testing.T) {
-	binding, err := json.Marshal(&corev1.Binding{
+	binding := marshal(t, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web-3", UID: "u-1"},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: "node-7"},
 	})
-	if err != nil {
-		t.Fatal(err)
+	review := func(op admissionv1.Operation, subresource string, obj []byte) []byte {
+		return marshal(t, reviewOf(t, op, subresource, obj))
 	}
 	refused := scheduler.ArbiterDecision{Outcome: scheduler.ArbiterRefused, Resource: "cpu",
 		Message: "node node-7 has no room for team/web-3: cpu 500m requested, 200m free (after 2 binds in flight)"}
 	for _, tc := range []struct {
 		name     string
-		req      admission.Request
+		body     []byte
 		decision scheduler.ArbiterDecision
 		allowed  bool
 		asked    []string
 		event    string
 	}{
-		{"admitted", bindingRequest(admissionv1.Create, "binding", binding), scheduler.ArbiterDecision{Allowed: true, Outcome: scheduler.ArbiterAdmitted}, true,
+		{"admitted", review(admissionv1.Create, "binding", binding), scheduler.ArbiterDecision{Allowed: true, Outcome: scheduler.ArbiterAdmitted}, true,
 			[]string{"team/web-3@node-7#u-1"}, ""},
-		{"refused, with the arbiter's message and an Event on the pod", bindingRequest(admissionv1.Create, "binding", binding), refused, false,
+		{"refused, with the arbiter's message and an Event on the pod", review(admissionv1.Create, "binding", binding), refused, false,
 			[]string{"team/web-3@node-7#u-1"}, "Warning BindRefused " + refused.Message},
-		{"not a binding", bindingRequest(admissionv1.Create, "", binding), refused, true, nil, ""},
-		{"not a create", bindingRequest(admissionv1.Update, "binding", binding), refused, true, nil, ""},
-		{"a binding that does not decode is admitted (fail open)", bindingRequest(admissionv1.Create, "binding", []byte("{")), refused, true, nil, ""},
+		{"not a binding", review(admissionv1.Create, "", binding), refused, true, nil, ""},
+		{"not a create", review(admissionv1.Update, "binding", binding), refused, true, nil, ""},
+		{"a binding without a target is admitted", review(admissionv1.Create, "binding", []byte(`{"metadata":{"name":"web-3"}}`)), refused, true, nil, ""},
+		{"a binding named by the request alone", review(admissionv1.Create, "binding", []byte(`{"target":{"name":"node-7"}}`)), refused, false,
+			[]string{"team/web-3@node-7#"}, "Warning BindRefused " + refused.Message},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			arb := &fakeArbiter{decision: tc.decision}
 			rec := events.NewFakeRecorder(4)
-			resp := (&bindingValidator{arbiter: arb, recorder: rec}).Handle(context.Background(), tc.req)
+			code, answer := serveReview(t, bindingWebhookHandler(arb, rec), tc.body)
+			g.Expect(code).To(Equal(http.StatusOK))
+			g.Expect(answer.APIVersion).To(Equal("admission.k8s.io/v1"))
+			g.Expect(answer.Kind).To(Equal("AdmissionReview"))
+			resp := answer.Response
+			// kube-apiserver takes an answer only for the request it asked.
+			g.Expect(resp.UID).To(BeEquivalentTo("0f8e2d6a-8b3c-4c1d-a2e5-7b9f1c3d5e7a"))
 			g.Expect(resp.Allowed).To(Equal(tc.allowed))
 			g.Expect(arb.asked).To(Equal(tc.asked))
 			// Every decision runs under the label a CPU profile tells
@@ -91,6 +86,24 @@ func TestBindingValidator(t *testing.T) {
 				g.Expect(rec.Events).To(BeEmpty())
 			} else {
 				g.Expect(rec.Events).To(Receive(Equal(tc.event)))
+			}
+		})
+	}
+}
+
+// A body that is no AdmissionReview gets an HTTP error, which kube-apiserver
+// treats as the webhook failing: with failurePolicy Ignore, the bind goes on.
+func TestBindingValidatorUnreadable(t *testing.T) {
+	for name, body := range map[string]string{
+		"not JSON":                  "{",
+		"no request":                `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
+		"a request of another type": `{"request":"binding"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			arb := &fakeArbiter{}
+			code, _ := serveReview(t, bindingWebhookHandler(arb, nil), []byte(body))
+			if code != http.StatusBadRequest || len(arb.asked) != 0 {
+				t.Errorf("got HTTP %d, asked %v; want 400 and no decision", code, arb.asked)
 			}
 		})
 	}
