@@ -81,6 +81,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs = nfs.FlagSet("metrics and probes")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", d.MetricsAddr, "Address of the metrics endpoint; \"0\" disables it.")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", d.MetricsSecure, "Serve metrics over HTTPS with authentication and authorization.")
+	fs.BoolVar(&o.EnableHTTP2, "enable-http2", false, "Let the webhook and metrics servers speak HTTP/2 (off: HTTP/1.1 only, out of reach of HTTP/2's stream reset floods, CVE-2023-44487).")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", d.ProbeAddr, "Address of /healthz and /readyz.")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", "", "Address of net/http/pprof (for profiling); empty disables it.")
 	fs.BoolVar(&o.contentionProfiling, "contention-profiling", false, "Record every contended lock and every blocking wait for /debug/pprof/mutex and /debug/pprof/block, as kube-scheduler's enableContentionProfiling does for blocking (needs --pprof-bind-address). Each recorded event costs a stack walk: for investigations, not for every day.")

@@ -61,6 +61,13 @@ type Options struct {
 	MetricsAddr string
 	// MetricsSecure serves metrics over HTTPS with authn/authz.
 	MetricsSecure bool
+	// EnableHTTP2 lets the webhook and metrics servers speak HTTP/2. Off,
+	// they speak HTTP/1.1 only: HTTP/2's stream reset floods
+	// (CVE-2023-44487, CVE-2023-39325) cannot reach them, and each bind
+	// the arbiter judges costs kube-apiserver and the operator less.
+	// kube-apiserver calls a webhook behind a Service over HTTP/1.1
+	// anyway.
+	EnableHTTP2 bool
 	// ProbeAddr of /healthz and /readyz; "0" disables them.
 	ProbeAddr string
 	// PprofAddr serves net/http/pprof; "" or "0" disables it.
@@ -296,7 +303,12 @@ func schedulerClientConfigs(cfg *rest.Config) (sched, events *rest.Config) {
 }
 
 func newManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
-	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	tlsOpts := []func(*tls.Config){func(c *tls.Config) {
+		c.MinVersion = tls.VersionTLS12
+		if !o.EnableHTTP2 {
+			c.NextProtos = []string{"http/1.1"}
+		}
+	}}
 	metricsOpts := metricsserver.Options{BindAddress: o.MetricsAddr, SecureServing: o.MetricsSecure}
 	if o.MetricsSecure && o.MetricsAddr != "0" {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization

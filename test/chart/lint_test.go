@@ -29,7 +29,7 @@ var valueSets = map[string][]string{
 	"no webhook, existing account":          {"--set", "webhook.enabled=false,serviceAccount.create=false,serviceAccount.name=scheduler"},
 	"scheduler knobs": {"--set", "scheduler.featureGates=SchedulerAsyncPreemption=true,scheduler.parallelism=32," +
 		"scheduler.kubeAPIQPS=100,scheduler.kubeAPIBurst=200,scheduler.podInitialBackoff=2s," +
-		"scheduler.podMaxBackoff=20s,scheduler.allowDefaultScheduler=true,scheduler.bindCheck=false,scheduler.profileLoops=false,logVerbosity=4"},
+		"scheduler.podMaxBackoff=20s,scheduler.allowDefaultScheduler=true,scheduler.bindCheck=false,scheduler.profileLoops=false,enableHTTP2=true,logVerbosity=4"},
 	"json logs":    {"--set", "logFormat=json,logVerbosity=2"},
 	"bind arbiter": {"--set", "bindArbiter.enabled=true,bindArbiter.timeoutSeconds=2"},
 }
