@@ -70,32 +70,11 @@ func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a 
 		_ = r.CP.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}})
 	})
 	url := fmt.Sprintf("https://localhost:%d/validate-pods-binding", a.Port)
-	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: ArbiterWebhookConfiguration},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    "vbinding.bindarbiter.profilescheduler.io",
-			AdmissionReviewVersions: []string{"v1"},
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-			FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
-			TimeoutSeconds:          ptr.To[int32](1),
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: append([]string{e.ns, probeNS}, namespaces...),
-			}}},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"},
-					Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-				},
-			}},
-		}},
-	}
-	_ = r.CP.Client.Delete(ctx, vwc)
-	if err := r.CP.Client.Create(ctx, vwc); err != nil {
+	del, err := r.createBindWebhook(ctx, ArbiterWebhookConfiguration, url, nil, append([]string{e.ns, probeNS}, namespaces...))
+	if err != nil {
 		return stop, fmt.Errorf("creating the bind arbiter's webhook configuration: %w", err)
 	}
-	stops = append(stops, func() { _ = r.CP.Client.Delete(context.Background(), vwc) })
+	stops = append(stops, del)
 	if a.Process != nil {
 		prof, err := workloads.SchedulerProfile(c.Profile, arbiterIdleProfile)
 		if err != nil {
@@ -109,10 +88,52 @@ func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a 
 	return stop, r.waitArbiter(ctx, e, probeNS)
 }
 
+// createBindWebhook creates the ValidatingWebhookConfiguration name,
+// whose one webhook sends the binds of namespaces to url (trusting
+// caBundle when set) and fails open; del deletes it.
+func (r *Runner) createBindWebhook(ctx context.Context, name, url string, caBundle []byte, namespaces []string) (del func(), err error) {
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    "vbinding.bindarbiter.profilescheduler.io",
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
+			TimeoutSeconds:          ptr.To[int32](1),
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caBundle},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: namespaces,
+			}}},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"},
+					Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+				},
+			}},
+		}},
+	}
+	_ = r.CP.Client.Delete(ctx, vwc)
+	if err := r.CP.Client.Create(ctx, vwc); err != nil {
+		return nil, err
+	}
+	return func() { _ = r.CP.Client.Delete(context.Background(), vwc) }, nil
+}
+
 // waitArbiter waits until a bind, in namespace ns, of a pod that no node
 // of e has room for is refused by the arbiter (a bind admitted meanwhile,
 // the arbiter not answering yet, is undone).
 func (r *Runner) waitArbiter(ctx context.Context, e *env, ns string) error {
+	return r.probeBindWebhook(ctx, e, ns, "the bind arbiter", "refused a bind that does not fit", func(err error) bool {
+		return err != nil && strings.Contains(err.Error(), "has no room for")
+	})
+}
+
+// probeBindWebhook binds, in namespace ns, pods that no node of e has room
+// for, one every half second and each deleted at once, until answered
+// says the bind webhook named who answered it; done is what it did, for
+// the error after two minutes.
+func (r *Runner) probeBindWebhook(ctx context.Context, e *env, ns, who, done string, answered func(bindErr error) bool) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	var node string
 	for n := range e.nodes {
@@ -120,7 +141,7 @@ func (r *Runner) waitArbiter(ctx context.Context, e *env, ns string) error {
 		break
 	}
 	if node == "" {
-		return fmt.Errorf("the bind arbiter: no node to probe it with")
+		return fmt.Errorf("%s: no node to probe it with", who)
 	}
 	for i := 0; ; i++ {
 		name := fmt.Sprintf("arbiter-probe-%d", i)
@@ -135,21 +156,21 @@ func (r *Runner) waitArbiter(ctx context.Context, e *env, ns string) error {
 			},
 		}
 		if err := r.CP.Client.Create(ctx, pod); err != nil {
-			return fmt.Errorf("creating the arbiter's probe: %w", err)
+			return fmt.Errorf("creating the probe of %s: %w", who, err)
 		}
 		err := r.CP.Client.SubResource("binding").Create(ctx, pod, &corev1.Binding{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Target:     corev1.ObjectReference{Kind: "Node", Name: node},
 		})
 		if derr := r.CP.Client.Delete(ctx, pod, client.GracePeriodSeconds(0)); derr != nil {
-			return fmt.Errorf("deleting the arbiter's probe: %w", derr)
+			return fmt.Errorf("deleting the probe of %s: %w", who, derr)
 		}
-		if err != nil && strings.Contains(err.Error(), "has no room for") {
-			r.logf("bind arbiter: judging binds after %d probes", i+1)
+		if answered(err) {
+			r.logf("%s: answering binds after %d probes", who, i+1)
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the bind arbiter never refused a bind that does not fit (last: %v)", err)
+			return fmt.Errorf("%s never %s (last: %v)", who, done, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -23,6 +23,11 @@ type CoexistSetup string
 const (
 	// SetupTwoUpstream: a second kube-scheduler.
 	SetupTwoUpstream CoexistSetup = "two-upstream"
+	// SetupTwoUpstreamWebhook: a second kube-scheduler, and a webhook on
+	// pods/binding that admits every bind at once, served by the harness:
+	// what any webhook on binds costs, the floor under the arbiter's
+	// price.
+	SetupTwoUpstreamWebhook CoexistSetup = "two-upstream-webhook"
 	// SetupTwoUpstreamArbiter: a second kube-scheduler, and
 	// profile-scheduler serving only the bind arbiter, which judges both
 	// schedulers' binds.
@@ -41,7 +46,7 @@ const (
 )
 
 // CoexistSetups lists the setups in the order they run and are reported.
-var CoexistSetups = []CoexistSetup{SetupTwoUpstream, SetupTwoUpstreamArbiter, SetupNoCheck, SetupCheck, SetupCheckArbiter, SetupRoute}
+var CoexistSetups = []CoexistSetup{SetupTwoUpstream, SetupTwoUpstreamWebhook, SetupTwoUpstreamArbiter, SetupNoCheck, SetupCheck, SetupCheckArbiter, SetupRoute}
 
 // CoexistSetupNames lists the setups, comma-separated.
 func CoexistSetupNames() string {
@@ -109,6 +114,9 @@ type CoexistRun struct {
 	// Arbiter is what judging the binds cost the operator that serves
 	// the arbiter (arbitrated setups only).
 	Arbiter *ArbiterCost `json:"arbiter,omitempty"`
+	// WebhookReviews counts the binds the no-op webhook admitted
+	// (SetupTwoUpstreamWebhook).
+	WebhookReviews int64 `json:"webhookReviews,omitempty"`
 	// CPU is what each process spent from the first create to the end of
 	// the run, in seconds.
 	CPU CoexistCPU `json:"cpuSeconds"`
@@ -295,6 +303,15 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 			arbiterServer = second
 		}
 	}
+	var noop *noopWebhook
+	if setup == SetupTwoUpstreamWebhook {
+		w, stop, err := r.startNoopWebhook(ctx, e)
+		defer stop()
+		if err != nil {
+			return run, err
+		}
+		noop = w
+	}
 	if setup == SetupRoute {
 		if err := r.route(ctx, e.ns, schedulerName); err != nil {
 			return run, err
@@ -347,6 +364,9 @@ func (r *Runner) RunCoexist(ctx context.Context, c *workloads.Case, vals map[str
 	}
 	run.Seconds = time.Since(t0).Seconds()
 	run.Pods = len(pods)
+	if noop != nil {
+		run.WebhookReviews = noop.reviews.Load()
+	}
 	if procErr == nil {
 		api, etcd := procs.CPUSeconds()
 		run.CPU.APIServer, run.CPU.Etcd = api-api0, etcd-etcd0
@@ -439,8 +459,8 @@ func (r *Runner) tallyCoexist(ctx context.Context, e *env, run *CoexistRun) erro
 	}
 	r.logf("%s/%s: %d of %d pods bound %v; %d nodes overcommitted, %d pods over capacity, first overflow by %v",
 		run.Case, run.Setup, run.Bound, run.Pods, run.BoundBy, run.OvercommittedNodes, run.Overcommit.PodsOver, run.Overcommit.FirstOverflowBy)
-	r.logf("%s/%s: CPU s in %.1f s: kube-apiserver %.2f, etcd %.2f, kube-scheduler %.2f, second %.2f",
-		run.Case, run.Setup, run.Seconds, run.CPU.APIServer, run.CPU.Etcd, run.CPU.First, run.CPU.Second)
+	r.logf("%s/%s: CPU s in %.1f s: kube-apiserver %.2f, etcd %.2f, kube-scheduler %.2f, second %.2f; %d binds the no-op webhook admitted",
+		run.Case, run.Setup, run.Seconds, run.CPU.APIServer, run.CPU.Etcd, run.CPU.First, run.CPU.Second, run.WebhookReviews)
 	for _, f := range []struct {
 		who string
 		f   BindFigures

@@ -1,11 +1,15 @@
 package harness
 
 import (
+	"encoding/json"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
 )
 
 func TestReplayBinds(t *testing.T) {
@@ -107,5 +111,24 @@ func TestBindFigures(t *testing.T) {
 	}
 	if f.BindSeconds.P50 > 0.51 || f.BindSeconds.P90 > 0.91 || f.BindSeconds.P99 > 1 || f.BindSeconds.Max != 2 {
 		t.Errorf("bind seconds %+v: want half by 0.5 s, 90%% by 0.9, 99%% by 1, the last at 2", f.BindSeconds)
+	}
+}
+
+func TestNoopWebhookAdmits(t *testing.T) {
+	w := &noopWebhook{}
+	srv := httptest.NewTLSServer(w)
+	defer srv.Close()
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-7","operation":"CREATE","object":{"target":{"name":"n1"}}}}`
+	resp, err := srv.Client().Post(srv.URL+"/validate-pods-binding", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&review); err != nil {
+		t.Fatal(err)
+	}
+	if review.Response == nil || review.Response.UID != "u-7" || !review.Response.Allowed || w.reviews.Load() != 1 {
+		t.Errorf("answer %+v after %d reviews; want u-7 allowed after 1", review.Response, w.reviews.Load())
 	}
 }

@@ -15,9 +15,22 @@ const ArbiterThroughputTarget = 0.9
 
 // arbiterPairs are the coexist setups compared with the arbiter and
 // without: the same schedulers, the arbiter added.
-var arbiterPairs = []struct{ without, with harness.CoexistSetup }{
+var arbiterPairs = []setupPair{
 	{harness.SetupTwoUpstream, harness.SetupTwoUpstreamArbiter},
 	{harness.SetupCheck, harness.SetupCheckArbiter},
+}
+
+// setupPair is two coexist setups compared, each scheduler's throughput
+// with over without.
+type setupPair struct{ without, with harness.CoexistSetup }
+
+// webhookPairs split the arbiter's price beside two kube-schedulers: a
+// webhook on binds that admits at once over none (what any bind webhook
+// costs), and the arbiter over that webhook (what judging adds). Reported
+// beside the arbiter's pairs, not targets.
+var webhookPairs = []setupPair{
+	{harness.SetupTwoUpstream, harness.SetupTwoUpstreamWebhook},
+	{harness.SetupTwoUpstreamWebhook, harness.SetupTwoUpstreamArbiter},
 }
 
 // coexistRuns are the runs of case c in setup that did not fail.
@@ -49,9 +62,9 @@ type bindSide struct {
 }
 
 func coexistSides(pair harness.CoexistSetup) []bindSide {
-	second := "second kube-scheduler"
-	if pair != harness.SetupTwoUpstream {
-		second = "profile-scheduler"
+	second := "profile-scheduler"
+	if pair == harness.SetupTwoUpstream || pair == harness.SetupTwoUpstreamWebhook {
+		second = "second kube-scheduler"
 	}
 	return []bindSide{
 		{"kube-scheduler", func(run *harness.CoexistRun) harness.BindFigures { return run.First }},
@@ -87,7 +100,7 @@ func (r *Report) writeCoexistArbiter(b *strings.Builder) {
 	cases := r.coexistCases()
 	var rows []string
 	for _, c := range cases {
-		for _, p := range arbiterPairs {
+		for _, p := range append(slices.Clone(arbiterPairs), webhookPairs...) {
 			without, with := r.coexistRuns(c, p.without), r.coexistRuns(c, p.with)
 			if len(without) == 0 || len(with) == 0 {
 				continue
@@ -110,7 +123,9 @@ func (r *Report) writeCoexistArbiter(b *strings.Builder) {
 		b.WriteString("### With the bind arbiter and without\n\n")
 		b.WriteString("Each scheduler's binds in the same run: pods bound, pods bound per second from the first create to its last bind, " +
 			"and creation to bind (both seen by the pod watch) p50 and p99; without / with the arbiter, the median over the runs " +
-			"(with several; the lower middle one of an even count, as elsewhere; every run is in report.json). The operator serving the arbiter runs with its CPU profiled and its metrics served in the runs with it.\n\n")
+			"(with several; the lower middle one of an even count, as elsewhere; every run is in report.json). The operator serving the arbiter runs with its CPU profiled and its metrics served in the runs with it. " +
+			"Beside two kube-schedulers, two more rows split the arbiter's price: `two-upstream-webhook` has a webhook on binds that admits each at once (served by the harness), what any bind webhook costs; " +
+			"the arbiter over it is what judging adds.\n\n")
 		b.WriteString("| case | setups without / with | scheduler | bound | pods/s | with/without | latency p50 ms | latency p99 ms |\n")
 		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|\n")
 		b.WriteString(strings.Join(rows, "\n") + "\n\n")

@@ -18,6 +18,7 @@ func TestCoexistArbiterChecks(t *testing.T) {
 	cost := &harness.ArbiterCost{Judged: 240, Refused: 20, Unjudged: 10, CPUSeconds: 1, DecisionCPUSeconds: 0.025}
 	r := &Report{Coexists: []*harness.CoexistRun{
 		coexistRun(harness.SetupTwoUpstream, 1, 100, 100, 3, nil),
+		coexistRun(harness.SetupTwoUpstreamWebhook, 1, 90, 90, 4, nil),
 		coexistRun(harness.SetupTwoUpstreamArbiter, 1, 95, 80, 0, cost),
 		coexistRun(harness.SetupCheck, 1, 100, 50, 1, nil),
 		coexistRun(harness.SetupCheckArbiter, 1, 90, 50, 1, cost),
@@ -25,6 +26,9 @@ func TestCoexistArbiterChecks(t *testing.T) {
 	got := map[string]targetRow{}
 	for _, c := range r.coexistChecks() {
 		got[c.what] = c
+		if strings.Contains(c.what, "two-upstream-webhook") {
+			t.Errorf("the no-op webhook's runs are no target: %q", c.what)
+		}
 	}
 	for what, want := range map[string]struct {
 		got string
@@ -50,7 +54,11 @@ func TestCoexistArbiterChecks(t *testing.T) {
 	b := &strings.Builder{}
 	r.writeCoexist(b)
 	for _, want := range []string{"### With the bind arbiter and without", "| coexist | ours / ours-arbiter | profile-scheduler | 120 / 120 | 50.0 / 50.0 | 1.00 |",
-		"### What the bind arbiter cost", "| coexist | two-upstream-arbiter | 1 | 240 (20) | 10 |"} {
+		"### What the bind arbiter cost", "| coexist | two-upstream-arbiter | 1 | 240 (20) | 10 |",
+		// The webhook that admits at once splits the arbiter's price: it
+		// is a row of the table, not a target.
+		"| coexist | two-upstream / two-upstream-webhook | second kube-scheduler | 120 / 120 | 100.0 / 90.0 | 0.90 |",
+		"| coexist | two-upstream-webhook / two-upstream-arbiter | kube-scheduler | 120 / 120 | 90.0 / 95.0 | 1.06 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the coexist section lacks %q:\n%s", want, b.String())
 		}

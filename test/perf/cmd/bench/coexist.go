@@ -102,7 +102,7 @@ func (b *bench) coexistRun(ctx context.Context, c *workloads.Case, setup harness
 	}
 	var second harness.Scheduler
 	switch setup {
-	case harness.SetupTwoUpstream, harness.SetupTwoUpstreamArbiter:
+	case harness.SetupTwoUpstream, harness.SetupTwoUpstreamWebhook, harness.SetupTwoUpstreamArbiter:
 		s := *b.up
 		s.SetRun(tag)
 		s.FeatureGates = gates

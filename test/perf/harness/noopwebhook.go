@@ -1,0 +1,80 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NoopWebhookConfiguration is the ValidatingWebhookConfiguration of a
+// coexist run with SetupTwoUpstreamWebhook.
+const NoopWebhookConfiguration = "bench-bind-noop"
+
+// noopWebhook is a webhook on pods/binding that admits every bind at once,
+// served by the harness over HTTPS (HTTP/1.1, as kube-apiserver calls a
+// webhook behind a Service): what any webhook on binds costs kube-apiserver
+// and the binds, the floor under the bind arbiter's price.
+type noopWebhook struct {
+	srv     *httptest.Server
+	reviews atomic.Int64
+}
+
+// ServeHTTP admits the review's request, reading of it only its uid.
+func (w *noopWebhook) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	var review struct {
+		Request struct {
+			UID string `json:"uid"`
+		} `json:"request"`
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil {
+		err = json.Unmarshal(body, &review)
+	}
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.reviews.Add(1)
+	rw.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(rw, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":%q,"allowed":true}}`, review.Request.UID)
+}
+
+// startNoopWebhook serves a noopWebhook for the binds of e's namespace and
+// waits until kube-apiserver calls it; stop deletes its configuration and
+// stops it.
+func (r *Runner) startNoopWebhook(ctx context.Context, e *env) (w *noopWebhook, stop func(), err error) {
+	w = &noopWebhook{}
+	w.srv = httptest.NewUnstartedServer(w)
+	w.srv.StartTLS()
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	stops = append(stops, w.srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: w.srv.Certificate().Raw})
+	probeNS := e.ns + "-webhook"
+	if err := r.CP.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}}); err != nil {
+		return w, stop, fmt.Errorf("creating the webhook's probe namespace: %w", err)
+	}
+	stops = append(stops, func() {
+		_ = r.CP.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}})
+	})
+	del, err := r.createBindWebhook(ctx, NoopWebhookConfiguration, w.srv.URL+"/validate-pods-binding", ca, []string{e.ns, probeNS})
+	if err != nil {
+		return w, stop, fmt.Errorf("creating the no-op webhook's configuration: %w", err)
+	}
+	stops = append(stops, del)
+	err = r.probeBindWebhook(ctx, e, probeNS, "the no-op bind webhook", "received a bind", func(error) bool { return w.reviews.Load() > 0 })
+	w.reviews.Store(0)
+	return w, stop, err
+}
