@@ -20,6 +20,10 @@ var _ = Describe("Cache", func() {
 		name := uniqueName("cache")
 		h.apply(defaultProfile(name, withHooks))
 		createNode("n1", "4", "64Gi")
+		// The node in the cache first: a pod tried before it is marked
+		// unschedulable, and keeps that condition while it waits at
+		// Permit once the node comes.
+		Eventually(func() int { return len(h.sched.Cache().Dump().Nodes) }, 10*time.Second, 10*time.Millisecond).Should(Equal(1))
 		for i := 0; i < 10; i++ {
 			createPod(newPod(h.ns, fmt.Sprintf("p-%d", i), name, "1", "1Gi", withPodLabels(labelPermit, "wait")))
 		}
