@@ -45,6 +45,8 @@ func SetupBindArbiter(mgr manager.Manager, arbiter BindArbiter) {
 	mgr.GetWebhookServer().Register(BindingWebhookPath, bindingWebhookHandler(arbiter, mgr.GetEventRecorder("profile-scheduler-bind-arbiter")))
 }
 
+// bindingWebhookHandler is the bind arbiter's webhook: arbiter's
+// decisions, refusals recorded by recorder (nil: none).
 func bindingWebhookHandler(arbiter BindArbiter, recorder events.EventRecorder) http.Handler {
 	return &bindingValidator{arbiter: arbiter, recorder: recorder}
 }
