@@ -90,6 +90,14 @@ var _ = Describe("The bind arbiter", func() {
 		p := &corev1.Pod{}
 		Expect(k8s.Get(suiteCtx, client.ObjectKey{Namespace: ns, Name: "b"}, p)).To(Succeed())
 		Expect(p.Spec.NodeName).To(BeEmpty())
+		// The legacy bindings resource, which takes the same Binding,
+		// is judged too.
+		err = cs.CoreV1().RESTClient().Post().Namespace(ns).Resource("bindings").Body(&corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: "arbiter-1"},
+		}).Do(context.Background()).Error()
+		Expect(err).To(HaveOccurred(), "bound through the bindings resource")
+		Expect(err.Error()).To(ContainSubstring(fmt.Sprintf("node arbiter-1 has no room for %s/b", ns)))
 
 		By("sending ten binds of 100m at once: the node has 300m, so exactly three land")
 		for i := range 10 {
@@ -143,7 +151,7 @@ func addBindingWebhook(ns string) {
 		Rules: []admissionregistrationv1.RuleWithOperations{{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 			Rule: admissionregistrationv1.Rule{
-				APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"},
+				APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding", "bindings"},
 				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
 			},
 		}},

@@ -133,12 +133,22 @@ func (v *bindingValidator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out)
 }
 
+// isBind reports whether a request for resource and subresource binds a
+// pod: pods/binding, as client-go's Bind sends it, or the legacy
+// bindings resource, which takes the same Binding (kubectl create -f of a
+// Binding).
+func isBind(resource metav1.GroupVersionResource, subresource string) bool {
+	if resource.Group != "" {
+		return false
+	}
+	return (resource.Resource == "pods" && subresource == "binding") || (resource.Resource == "bindings" && subresource == "")
+}
+
 // judge decides the review of one request.
 func (v *bindingValidator) judge(ctx context.Context, review *bindingReview) admissionv1.AdmissionResponse {
 	req := review.Request
 	allowed := admissionv1.AdmissionResponse{Allowed: true}
-	if req.Operation != admissionv1.Create || req.SubResource != "binding" ||
-		req.Resource.Group != "" || req.Resource.Resource != "pods" {
+	if req.Operation != admissionv1.Create || !isBind(req.Resource, req.SubResource) {
 		return allowed
 	}
 	if req.Object == nil || req.Object.Target.Name == "" {

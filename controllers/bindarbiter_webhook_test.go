@@ -39,6 +39,13 @@ func TestBindingValidator(t *testing.T) {
 	review := func(op admissionv1.Operation, subresource string, obj []byte) []byte {
 		return marshal(t, reviewOf(t, op, subresource, obj))
 	}
+	// POST .../namespaces/team/bindings: the resource is bindings, with
+	// no subresource.
+	bindingsReview := func() []byte {
+		r := reviewOf(t, admissionv1.Create, "", binding)
+		r.Request.Resource.Resource = "bindings"
+		return marshal(t, r)
+	}
 	refused := scheduler.ArbiterDecision{Outcome: scheduler.ArbiterRefused, Resource: "cpu",
 		Message: "node node-7 has no room for team/web-3: cpu 500m requested, 200m free (after 2 binds in flight)"}
 	for _, tc := range []struct {
@@ -54,6 +61,8 @@ func TestBindingValidator(t *testing.T) {
 		{"refused, with the arbiter's message and an Event on the pod", review(admissionv1.Create, "binding", binding), refused, false,
 			[]string{"team/web-3@node-7#u-1"}, "Warning BindRefused " + refused.Message},
 		{"not a binding", review(admissionv1.Create, "", binding), refused, true, nil, ""},
+		{"the legacy bindings resource", bindingsReview(), refused, false,
+			[]string{"team/web-3@node-7#u-1"}, "Warning BindRefused " + refused.Message},
 		{"not a create", review(admissionv1.Update, "binding", binding), refused, true, nil, ""},
 		{"a binding without a target is admitted", review(admissionv1.Create, "binding", []byte(`{"metadata":{"name":"web-3"}}`)), refused, true, nil, ""},
 		{"a binding named by the request alone", review(admissionv1.Create, "binding", []byte(`{"target":{"name":"node-7"}}`)), refused, false,

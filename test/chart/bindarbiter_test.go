@@ -42,7 +42,7 @@ func TestBindArbiterWebhook(t *testing.T) {
 	g.Expect(w.ClientConfig.Service.Path).To(HaveValue(Equal("/validate-pods-binding")))
 	g.Expect(w.Rules).To(HaveLen(1))
 	g.Expect(w.Rules[0].Operations).To(ConsistOf(admissionregistrationv1.Create))
-	g.Expect(w.Rules[0].Resources).To(ConsistOf("pods/binding"))
+	g.Expect(w.Rules[0].Resources).To(ConsistOf("pods/binding", "bindings"))
 	g.Expect(w.Rules[0].APIGroups).To(ConsistOf(""))
 	g.Expect(w.NamespaceSelector.MatchExpressions).To(HaveLen(1))
 	g.Expect(w.NamespaceSelector.MatchExpressions[0].Key).To(Equal("kubernetes.io/metadata.name"))
