@@ -130,7 +130,14 @@ func run(ctx context.Context, o *options) error {
 	var cfg *rest.Config
 	var err error
 	if o.local {
-		cluster, err := startLocal(ctx, LocalOptions{Dir: o.localDir, Assets: o.localAssets})
+		lo := LocalOptions{Dir: o.localDir, Assets: o.localAssets}
+		if o.enableWebhook {
+			// kube-apiserver calls the webhook server on localhost: the
+			// self-signed certificate is made for that name.
+			o.webhook.ServiceName = "localhost"
+			lo.Webhook = &LocalWebhook{ConfigurationName: o.webhook.ConfigurationName, Port: o.webhook.Port, BindArbiter: o.BindArbiter}
+		}
+		cluster, err := startLocal(ctx, lo)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,19 @@ type LocalOptions struct {
 	// Assets holds etcd, kube-apiserver and kubectl (--local-assets);
 	// empty: $KUBEBUILDER_ASSETS, else bin/k8s under the module's root.
 	Assets string
+	// Webhook, when set (--enable-webhook), is the operator's webhook
+	// server, which local mode points kube-apiserver at.
+	Webhook *LocalWebhook
+}
+
+// LocalWebhook is the operator's webhook server as local mode registers
+// it with kube-apiserver: the ValidatingWebhookConfiguration it creates
+// (whose caBundle the operator fills), the server's port on localhost,
+// and whether the bind arbiter's webhook is in it (--bind-arbiter).
+type LocalWebhook struct {
+	ConfigurationName string
+	Port              int
+	BindArbiter       bool
 }
 
 // LocalControlPlane is a control plane local mode started: the operator

@@ -21,14 +21,20 @@ import (
 	"os"
 	"path/filepath"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/app"
 	"github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/config"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
 )
@@ -88,6 +94,9 @@ func Start(ctx context.Context, o app.LocalOptions) (*app.LocalControlPlane, err
 		// them: the operator only updates them.
 		err = controlplane.InstallRoutesPolicy(ctx, c)
 	}
+	if err == nil && o.Webhook != nil {
+		err = c.Create(ctx, webhookConfiguration(o.Webhook))
+	}
 	if err == nil {
 		applied, err = local.ApplyFS(ctx, c, sub(config.Samples, "samples"))
 	}
@@ -104,10 +113,74 @@ In another shell, from %s:
   %s run nginx --image=nginx --overrides='{"spec":{"schedulerName":"bin-packing"}}'
   %s get pods -o wide
 
-Ctrl-C stops the operator and the control plane.
+%sCtrl-C stops the operator and the control plane.
 
-`, len(local.DefaultNodes()), applied, base, kubeconfig, kubectl, kubectl, kubectl)
+`, len(local.DefaultNodes()), applied, base, kubeconfig, kubectl, kubectl, kubectl, webhookBanner(o.Webhook))
 	return &app.LocalControlPlane{Config: cluster.Config, Stop: cluster.Stop}, nil
+}
+
+// webhookConfiguration sends kube-apiserver's admission reviews to the
+// operator's webhook server on localhost, as the chart's configuration
+// sends them to its Service: SchedulerProfiles and ExtenderConfigs, and
+// with the bind arbiter every pods/binding outside kube-system. All fail
+// open; the operator writes its self-signed CA into the caBundles.
+func webhookConfiguration(w *app.LocalWebhook) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	hook := func(name, path string, timeout int32, rule admissionregistrationv1.RuleWithOperations) admissionregistrationv1.ValidatingWebhook {
+		url := fmt.Sprintf("https://localhost:%d%s", w.Port, path)
+		return admissionregistrationv1.ValidatingWebhook{
+			Name:                    name,
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
+			MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
+			TimeoutSeconds:          ptr.To(timeout),
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url},
+			Rules:                   []admissionregistrationv1.RuleWithOperations{rule},
+		}
+	}
+	ours := func(resource string) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{v1alpha1.GroupVersion.Group}, APIVersions: []string{v1alpha1.GroupVersion.Version},
+				Resources: []string{resource}, Scope: ptr.To(admissionregistrationv1.ClusterScope),
+			},
+		}
+	}
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: w.ConfigurationName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			hook("vschedulerprofile.scheduling.profilescheduler.io", controllers.ProfileWebhookPath, 10, ours("schedulerprofiles")),
+			hook("vextenderconfig.scheduling.profilescheduler.io", controllers.ExtenderWebhookPath, 10, ours("extenderconfigs")),
+		},
+	}
+	if w.BindArbiter {
+		binding := hook("vbinding.bindarbiter.profilescheduler.io", controllers.BindingWebhookPath, 1, admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding", "bindings"},
+				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+			},
+		})
+		binding.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{metav1.NamespaceSystem},
+		}}}
+		vwc.Webhooks = append(vwc.Webhooks, binding)
+	}
+	return vwc
+}
+
+// webhookBanner tells, in the start banner, where kube-apiserver sends
+// admission reviews ("" without the webhook server).
+func webhookBanner(w *app.LocalWebhook) string {
+	if w == nil {
+		return ""
+	}
+	what := "SchedulerProfiles and ExtenderConfigs"
+	if w.BindArbiter {
+		what = "SchedulerProfiles, ExtenderConfigs and, for the bind arbiter, every bind outside kube-system"
+	}
+	return fmt.Sprintf("Admission webhooks at https://localhost:%d (ValidatingWebhookConfiguration %s): %s.\n\n", w.Port, w.ConfigurationName, what)
 }
 
 // missingAssets says how to get the control plane's binaries, in this

@@ -8,11 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
+	"net"
+
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -39,7 +46,12 @@ func assets(t *testing.T) string {
 // Local mode run from a directory outside any module, as from a custom
 // build's: the CRDs and samples come from the binary, the control plane's
 // binaries from --local-assets; the sample profiles go Ready, and stopping
-// the command stops the control plane.
+// the command stops the control plane. With --enable-webhook, local mode
+// points kube-apiserver at the operator's webhook server on localhost: a
+// SchedulerProfile naming an unknown plugin is refused at create, and with
+// --bind-arbiter a bind onto a node without room is refused by the
+// arbiter. (One command per process: the operator's controllers are named
+// once.)
 func TestLocalModeOutsideTheRepository(t *testing.T) {
 	g := NewWithT(t)
 	bin := assets(t)
@@ -50,9 +62,18 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := app.NewCommand()
-	cmd.SetArgs([]string{"--local", "--local-assets=" + bin, "--local-dir=kc", "--metrics-bind-address=0", "--health-probe-bind-address=0"})
+	cmd.SetArgs([]string{"--local", "--local-assets=" + bin, "--local-dir=kc", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--enable-webhook", "--bind-arbiter", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-cert-dir=" + filepath.Join(t.TempDir(), "certs")})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
+	// The command stopping early ends the test with its error.
+	running := func(g Gomega) {
+		select {
+		case err := <-done:
+			t.Fatalf("the command stopped: %v", err)
+		default:
+		}
+	}
 
 	kubeconfig := filepath.Join(dir, "kc", "kubeconfig")
 	g.Eventually(func() error { _, err := os.Stat(kubeconfig); return err }).WithTimeout(2 * time.Minute).Should(Succeed())
@@ -60,9 +81,11 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	scheme := runtime.NewScheme()
 	g.Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Eventually(func(g Gomega) {
+		running(g)
 		sp := &v1alpha1.SchedulerProfile{}
 		g.Expect(c.Get(ctx, client.ObjectKey{Name: "bin-packing"}, sp)).To(Succeed())
 		ready := meta.FindStatusCondition(sp.Status.Conditions, v1alpha1.ConditionReady)
@@ -78,6 +101,43 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 		g.Expect(ready).NotTo(BeNil())
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Message)
 	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+	// Until the operator has written its CA, the webhooks fail open: a
+	// profile admitted meanwhile is deleted and tried again.
+	g.Eventually(func(g Gomega) {
+		running(g)
+		sp := &v1alpha1.SchedulerProfile{
+			ObjectMeta: metav1.ObjectMeta{Name: "refused"},
+			Spec: v1alpha1.SchedulerProfileSpec{Plugins: &v1alpha1.Plugins{Score: v1alpha1.PluginSet{
+				Enabled: []v1alpha1.Plugin{{Name: "NoSuchScorer", Weight: ptr.To[int32](2)}},
+			}}},
+		}
+		err := c.Create(ctx, sp)
+		if err == nil {
+			_ = c.Delete(ctx, sp)
+		}
+		g.Expect(err).To(HaveOccurred())
+		g.Expect(err.Error()).To(ContainSubstring(`"NoSuchScorer" does not exist`))
+	}).WithTimeout(time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
+
+	// A pod asking more CPU than any node has, bound by hand to node-a1.
+	g.Eventually(func(g Gomega) {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, GenerateName: "too-big-"},
+			Spec: corev1.PodSpec{SchedulerName: "nobody", Containers: []corev1.Container{{
+				Name: "c", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}},
+			}}},
+		}
+		g.Expect(c.Create(ctx, pod)).To(Succeed())
+		defer func() { _ = c.Delete(ctx, pod) }()
+		err := c.SubResource("binding").Create(ctx, pod, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: "node-a1"},
+		})
+		g.Expect(err).To(HaveOccurred())
+		g.Expect(err.Error()).To(ContainSubstring("node node-a1 has no room for default/" + pod.Name + ": cpu 100 requested"))
+	}).WithTimeout(time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
 
 	cancel()
 	g.Eventually(done).WithTimeout(time.Minute).Should(Receive(BeNil()))
@@ -105,4 +165,15 @@ func TestLocalModeSaysHowToGetTheBinaries(t *testing.T) {
 		g.Expect(err.Error()).To(ContainSubstring(want))
 	}
 	g.Expect(strings.Count(err.Error(), "\n")).To(BeNumerically(">", 3), "one command a line")
+}
+
+// freePort is a TCP port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
 }

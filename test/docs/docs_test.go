@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,6 +167,10 @@ func startSession(t *testing.T, root, bin, assets string, args []string) *sessio
 	// $(ARGS), but on no fixed port, so that a `make run` of one's own may
 	// run meanwhile.
 	args = append([]string{"--local", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, args...)
+	if slices.Contains(args, "--enable-webhook") {
+		// The webhook server on a port and a certificate of its own too.
+		args = append(args, fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-cert-dir="+filepath.Join(dir, ".local", "webhook-certs"))
+	}
 	op := exec.Command(filepath.Join(dir, "bin", "profile-scheduler-local"), args...)
 	op.Dir, op.Stdout, op.Stderr = dir, logFile, logFile
 	op.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -331,4 +336,15 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// freePort is a TCP port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
 }
