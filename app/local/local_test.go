@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"fmt"
-	"net"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -63,7 +62,7 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 	defer cancel()
 	cmd := app.NewCommand()
 	cmd.SetArgs([]string{"--local", "--local-assets=" + bin, "--local-dir=kc", "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--enable-webhook", "--bind-arbiter", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-cert-dir=" + filepath.Join(t.TempDir(), "certs")})
+		"--enable-webhook", "--bind-arbiter", fmt.Sprintf("--webhook-port=%d", testenv.FreePort(t)), "--webhook-cert-dir=" + filepath.Join(t.TempDir(), "certs")})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	// The command stopping early ends the test with its error.
@@ -165,15 +164,4 @@ func TestLocalModeSaysHowToGetTheBinaries(t *testing.T) {
 		g.Expect(err.Error()).To(ContainSubstring(want))
 	}
 	g.Expect(strings.Count(err.Error(), "\n")).To(BeNumerically(">", 3), "one command a line")
-}
-
-// freePort is a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -3,7 +3,8 @@
 // creates its nodes): pods (PausePod, CreateBound; upstream's default
 // profile is scheduler.DefaultProfile), running an operator command for a test
 // (RunCommand), the control-plane processes an environment started
-// (ChildProcesses), the test module's root (TestModuleRoot), and a fake
-// HTTP extender (fakeextender). Only tests, the test module and the
-// benchmark import it; it never downloads anything.
+// (ChildProcesses), the test module's root (TestModuleRoot), a free port
+// for a test's server (FreePort), and a fake HTTP extender (fakeextender).
+// Only tests, the test module and the benchmark import it; it never
+// downloads anything.
 package testenv

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 const (
@@ -169,7 +169,7 @@ func startSession(t *testing.T, root, bin, assets string, args []string) *sessio
 	args = append([]string{"--local", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, args...)
 	if slices.Contains(args, "--enable-webhook") {
 		// The webhook server on a port and a certificate of its own too.
-		args = append(args, fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-cert-dir="+filepath.Join(dir, ".local", "webhook-certs"))
+		args = append(args, fmt.Sprintf("--webhook-port=%d", testenv.FreePort(t)), "--webhook-cert-dir="+filepath.Join(dir, ".local", "webhook-certs"))
 	}
 	op := exec.Command(filepath.Join(dir, "bin", "profile-scheduler-local"), args...)
 	op.Dir, op.Stdout, op.Stderr = dir, logFile, logFile
@@ -336,15 +336,4 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// freePort is a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }
