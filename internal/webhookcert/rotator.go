@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	certutil "k8s.io/client-go/util/cert"
@@ -125,11 +126,23 @@ func (c *Rotator) Ensure(now time.Time) error {
 }
 
 // fresh reports whether the serving certificate exists, matches its key,
-// and has more than a third of its validity left.
+// is valid for every DNS name and IP of the options (a directory kept
+// from a run with another Service name, say, is not), and has more than
+// a third of its validity left.
 func (c *Rotator) fresh(now time.Time) bool {
 	pair, err := tls.LoadX509KeyPair(c.path("tls.crt"), c.path("tls.key"))
 	if err != nil || pair.Leaf == nil {
 		return false
+	}
+	for _, name := range c.Options.DNSNames {
+		if !slices.Contains(pair.Leaf.DNSNames, name) {
+			return false
+		}
+	}
+	for _, ip := range c.Options.IPs {
+		if !slices.ContainsFunc(pair.Leaf.IPAddresses, ip.Equal) {
+			return false
+		}
 	}
 	life := pair.Leaf.NotAfter.Sub(pair.Leaf.NotBefore)
 	return pair.Leaf.NotAfter.Sub(now) > life/3

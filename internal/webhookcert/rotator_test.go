@@ -2,6 +2,8 @@ package webhookcert
 
 import (
 	"bytes"
+	"crypto/tls"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,6 +44,28 @@ func TestRotator(t *testing.T) {
 	c2 := &Rotator{Options: c.Options}
 	g.Expect(c2.Ensure(now.Add(62 * time.Hour))).To(Succeed())
 	g.Expect(c2.caBundle).To(Equal(ca2))
+
+	// Restarted with another name or address (the Service renamed, local
+	// mode's localhost in a directory kept from another run): a
+	// certificate that does not cover them is renewed at once.
+	for _, o := range []Options{
+		{CertDir: dir, DNSNames: []string{"localhost"}, Validity: 90 * time.Hour},
+		{CertDir: dir, DNSNames: []string{"localhost"}, IPs: []net.IP{net.ParseIP("127.0.0.1")}, Validity: 90 * time.Hour},
+	} {
+		before, _ := os.ReadFile(filepath.Join(dir, "tls.crt"))
+		c3 := &Rotator{Options: o}
+		g.Expect(c3.Ensure(now.Add(63 * time.Hour))).To(Succeed())
+		pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pair.Leaf.DNSNames).To(ContainElement("localhost"))
+		g.Expect(pair.Leaf.IPAddresses).To(HaveLen(len(o.IPs)))
+		after, _ := os.ReadFile(filepath.Join(dir, "tls.crt"))
+		g.Expect(after).NotTo(Equal(before))
+		// Now it covers them: kept.
+		g.Expect((&Rotator{Options: o}).Ensure(now.Add(64 * time.Hour))).To(Succeed())
+		kept, _ := os.ReadFile(filepath.Join(dir, "tls.crt"))
+		g.Expect(kept).To(Equal(after))
+	}
 }
 
 func TestRotatorLeavesProvidedCertificates(t *testing.T) {
