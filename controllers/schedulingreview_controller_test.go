@@ -309,11 +309,25 @@ var _ = Describe("SchedulingReview", func() {
 	})
 
 	It("is deleted ttlSecondsAfterFinished after it finished", func() {
-		sr := newReview(ns, "short", v1alpha1.SchedulingReviewSpec{PodName: "nope", TTLSecondsAfterFinished: ptr.To[int32](1)})
+		// The finish time is kept to the second: a review lives 1-2 s
+		// after finishing with a TTL of 2, long enough to be seen
+		// finished (with a TTL of 1 it could go within milliseconds, and
+		// a busy machine missed it once).
+		sr := newReview(ns, "short", v1alpha1.SchedulingReviewSpec{PodName: "nope", TTLSecondsAfterFinished: ptr.To[int32](2)})
+		created := time.Now()
 		Expect(k8s.Create(suiteCtx, sr)).To(Succeed())
-		answered(sr)
+		var finished bool
 		Eventually(func() bool {
-			return apierrors.IsNotFound(k8s.Get(suiteCtx, client.ObjectKeyFromObject(sr), &v1alpha1.SchedulingReview{}))
-		}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(BeTrue())
+			got := &v1alpha1.SchedulingReview{}
+			err := k8s.Get(suiteCtx, client.ObjectKeyFromObject(sr), got)
+			if err == nil {
+				finished = finished || got.Finished()
+				return false
+			}
+			Expect(apierrors.IsNotFound(err)).To(BeTrue(), err.Error())
+			return true
+		}).WithTimeout(timeout).WithPolling(50 * time.Millisecond).Should(BeTrue())
+		Expect(finished).To(BeTrue(), "seen finished before it was deleted")
+		Expect(time.Since(created)).To(BeNumerically(">=", time.Second), "kept for its TTL")
 	})
 })
