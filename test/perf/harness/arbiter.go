@@ -53,28 +53,13 @@ func ArbiterArgs(port int, certDir string) []string {
 // operator wrote its CA, and a bind of a pod no node has room for is
 // refused. stop deletes the configuration and stops the process.
 func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a *BindArbiter, namespaces ...string) (stop func(), err error) {
-	var stops []func()
-	stop = func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	// Probes live in a namespace of their own, out of the run's
-	// recording: one bound before the arbiter answers is not a bind of
-	// the run's.
-	probeNS := e.ns + "-arbiter"
-	if err := r.CP.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}}); err != nil {
-		return stop, fmt.Errorf("creating the arbiter's probe namespace: %w", err)
-	}
-	stops = append(stops, func() {
-		_ = r.CP.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}})
-	})
+	var undo cleanups
+	stop = undo.run
 	url := fmt.Sprintf("https://localhost:%d/validate-pods-binding", a.Port)
-	del, err := r.createBindWebhook(ctx, ArbiterWebhookConfiguration, url, nil, append([]string{e.ns, probeNS}, namespaces...))
+	probeNS, err := r.registerBindWebhook(ctx, e, &undo, "arbiter", "the bind arbiter", ArbiterWebhookConfiguration, url, nil, namespaces...)
 	if err != nil {
-		return stop, fmt.Errorf("creating the bind arbiter's webhook configuration: %w", err)
+		return stop, err
 	}
-	stops = append(stops, del)
 	if a.Process != nil {
 		prof, err := workloads.SchedulerProfile(c.Profile, arbiterIdleProfile)
 		if err != nil {
@@ -83,9 +68,31 @@ func (r *Runner) startArbiter(ctx context.Context, c *workloads.Case, e *env, a 
 		if err := a.Process.Start(ctx, prof); err != nil {
 			return stop, fmt.Errorf("starting the bind arbiter: %w", err)
 		}
-		stops = append(stops, func() { a.Process.Stop(context.Background()) })
+		undo.add(func() { a.Process.Stop(context.Background()) })
 	}
 	return stop, r.waitArbiter(ctx, e, probeNS)
+}
+
+// registerBindWebhook creates, for the bind webhook named who, the
+// namespace e.ns-suffix its probes live in (out of the run's recording: a
+// probe bound before the webhook answers is not a bind of the run's) and
+// the ValidatingWebhookConfiguration name that sends the binds of e's
+// namespace, the probes' and namespaces to url (trusting caBundle when
+// set); undo deletes both. It returns the probes' namespace.
+func (r *Runner) registerBindWebhook(ctx context.Context, e *env, undo *cleanups, suffix, who, name, url string, caBundle []byte, namespaces ...string) (string, error) {
+	probeNS := e.ns + "-" + suffix
+	if err := r.CP.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}}); err != nil {
+		return "", fmt.Errorf("creating the probe namespace of %s: %w", who, err)
+	}
+	undo.add(func() {
+		_ = r.CP.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}})
+	})
+	del, err := r.createBindWebhook(ctx, name, url, caBundle, append([]string{e.ns, probeNS}, namespaces...))
+	if err != nil {
+		return "", fmt.Errorf("creating the webhook configuration of %s: %w", who, err)
+	}
+	undo.add(del)
+	return probeNS, nil
 }
 
 // createBindWebhook creates the ValidatingWebhookConfiguration name,

@@ -156,18 +156,13 @@ type BindFigures struct {
 // bindFigures are step's binds since t0.
 func bindFigures(st StepStats, t0 time.Time) BindFigures {
 	f := BindFigures{Bound: len(st.BindTimes), LatencyMillis: stats.Summarize(stats.Durations(st.Latencies))}
-	last := t0
-	for _, b := range st.BindTimes {
-		if b.After(last) {
-			last = b
-		}
-	}
 	offs := make([]float64, 0, len(st.BindTimes))
 	for _, b := range st.BindTimes {
 		offs = append(offs, b.Sub(t0).Seconds())
 	}
 	f.BindSeconds = stats.Summarize(offs)
-	f.Seconds = last.Sub(t0).Seconds()
+	// To the last bind, none before t0 counted.
+	f.Seconds = max(f.BindSeconds.Max, 0)
 	if f.Seconds > 0 {
 		f.PodsPerSecond = float64(f.Bound) / f.Seconds
 	}

@@ -65,12 +65,8 @@ func neighbourPod(ns string, i int) *corev1.Pod {
 func (r *Runner) startNeighbour(ctx context.Context, c *workloads.Case, e *env) (stop func(), err error) {
 	nb := r.Neighbour
 	e.neighbour = &NeighbourRun{Rate: nb.Rate, Arbiter: nb.Arbiter != nil}
-	var stops []func()
-	stop = func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
+	var undo cleanups
+	stop = undo.run
 	ns := e.ns + "-neighbour"
 	if err := r.CP.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return stop, fmt.Errorf("creating the neighbour's namespace: %w", err)
@@ -82,10 +78,10 @@ func (r *Runner) startNeighbour(ctx context.Context, c *workloads.Case, e *env) 
 	if err := nb.Scheduler.Start(ctx, prof); err != nil {
 		return stop, fmt.Errorf("starting the neighbour: %w", err)
 	}
-	stops = append(stops, func() { nb.Scheduler.Stop(context.Background()) })
+	undo.add(func() { nb.Scheduler.Stop(context.Background()) })
 	if nb.Arbiter != nil {
 		stopArbiter, err := r.startArbiter(ctx, c, e, nb.Arbiter, ns)
-		stops = append(stops, stopArbiter)
+		undo.add(stopArbiter)
 		if err != nil {
 			return stop, err
 		}
@@ -106,7 +102,7 @@ func (r *Runner) startNeighbour(ctx context.Context, c *workloads.Case, e *env) 
 			}
 		}
 	})
-	stops = append(stops, func() {
+	undo.add(func() {
 		cancel()
 		wg.Wait()
 		list, err := r.CP.Core.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})

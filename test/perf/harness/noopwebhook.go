@@ -9,9 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // NoopWebhookConfiguration is the ValidatingWebhookConfiguration of a
@@ -54,26 +51,14 @@ func (r *Runner) startNoopWebhook(ctx context.Context, e *env) (w *noopWebhook, 
 	w = &noopWebhook{}
 	w.srv = httptest.NewUnstartedServer(w)
 	w.srv.StartTLS()
-	var stops []func()
-	stop = func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	stops = append(stops, w.srv.Close)
+	var undo cleanups
+	stop = undo.run
+	undo.add(w.srv.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: w.srv.Certificate().Raw})
-	probeNS := e.ns + "-webhook"
-	if err := r.CP.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}}); err != nil {
-		return w, stop, fmt.Errorf("creating the webhook's probe namespace: %w", err)
-	}
-	stops = append(stops, func() {
-		_ = r.CP.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeNS}})
-	})
-	del, err := r.createBindWebhook(ctx, NoopWebhookConfiguration, w.srv.URL+"/validate-pods-binding", ca, []string{e.ns, probeNS})
+	probeNS, err := r.registerBindWebhook(ctx, e, &undo, "webhook", "the no-op bind webhook", NoopWebhookConfiguration, w.srv.URL+"/validate-pods-binding", ca)
 	if err != nil {
-		return w, stop, fmt.Errorf("creating the no-op webhook's configuration: %w", err)
+		return w, stop, err
 	}
-	stops = append(stops, del)
 	err = r.probeBindWebhook(ctx, e, probeNS, "the no-op bind webhook", "received a bind", func(error) bool { return w.reviews.Load() > 0 })
 	w.reviews.Store(0)
 	return w, stop, err
