@@ -79,8 +79,12 @@ verify-tidy: ## Fail when the go.mod or go.sum of a module is not tidy.
 	  fi; \
 	done
 
+.PHONY: verify-boilerplate
+verify-boilerplate: ## Fail when a Go file does not start with the licence header (hack/boilerplate.go.txt).
+	hack/verify-boilerplate.sh
+
 .PHONY: verify
-verify: generate manifests lint verify-tidy ## Regenerate, lint, check go.mod is tidy, and fail on any difference.
+verify: generate manifests lint verify-tidy verify-boilerplate ## Regenerate, lint, check go.mod is tidy and licence headers, and fail on any difference.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted: $$unformatted"; exit 1; fi
 	git diff --exit-code -- api config charts
