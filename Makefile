@@ -34,11 +34,11 @@ all: build
 ##@ Development
 
 .PHONY: manifests
-manifests: ## Generate CRDs into config/crd/bases and RBAC from markers.
+manifests: ## Generate CRDs into config/crd/bases (and the chart's CRD templates) and RBAC from markers.
 	$(CONTROLLER_GEN) rbac:roleName=profile-scheduler crd:allowDangerousTypes=true paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
-	@rm -rf charts/profile-scheduler/crds && mkdir -p charts/profile-scheduler/crds
-	cp config/crd/bases/*.yaml charts/profile-scheduler/crds/
+	@rm -rf charts/profile-scheduler/templates/crds && mkdir -p charts/profile-scheduler/templates/crds
+	@for f in config/crd/bases/*.yaml; do hack/chart-crd.sh $$f > charts/profile-scheduler/templates/crds/$$(basename $$f); done
 
 .PHONY: generate
 generate: ## Generate deepcopy code.

@@ -44,7 +44,7 @@ chart-lint: helm kustomize ## helm lint and helm template the chart, kustomize b
 	$(HELM) lint --strict $(CHART_DIR)
 	$(HELM) lint --strict $(CHART_DIR) --set serviceMonitor.enabled=true,samples.enabled=true
 	@mkdir -p $(CHART_OUT)
-	$(HELM) template profile-scheduler $(CHART_DIR) --namespace $(CHART_NAMESPACE) --include-crds > $(CHART_OUT)/chart.yaml
+	$(HELM) template profile-scheduler $(CHART_DIR) --namespace $(CHART_NAMESPACE) > $(CHART_OUT)/chart.yaml
 	$(KUSTOMIZE) build config/default > $(CHART_OUT)/kustomize.yaml
 	@echo "rendered into $(CHART_OUT)/chart.yaml and $(CHART_OUT)/kustomize.yaml"
 

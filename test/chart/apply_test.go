@@ -344,7 +344,7 @@ func TestServerSideApplyChart(t *testing.T) {
 	ensureNamespace(ctx, t, c)
 	ensureCRD(ctx, t, c, serviceMonitorCRD())
 
-	objs := renderChart(t, "--include-crds", "--set", "serviceMonitor.enabled=true,samples.enabled=true")
+	objs := renderChart(t, "--set", "serviceMonitor.enabled=true,samples.enabled=true")
 	for _, kind := range []string{"CustomResourceDefinition", "ServiceMonitor", "SchedulerProfile", "ValidatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		if !slices.ContainsFunc(objs, func(u *unstructured.Unstructured) bool { return u.GetKind() == kind }) {
 			t.Fatalf("rendered chart has no %s", kind)

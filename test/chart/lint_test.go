@@ -17,10 +17,8 @@ limitations under the License.
 package chart
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -46,8 +44,10 @@ var valueSets = map[string][]string{
 	"scheduler knobs": {"--set", "scheduler.featureGates=SchedulerAsyncPreemption=true,scheduler.parallelism=32," +
 		"scheduler.kubeAPIQPS=100,scheduler.kubeAPIBurst=200,scheduler.podInitialBackoff=2s," +
 		"scheduler.podMaxBackoff=20s,scheduler.allowDefaultScheduler=true,scheduler.bindCheck=false,scheduler.profileLoops=false,enableHTTP2=true,logVerbosity=4"},
-	"json logs":    {"--set", "logFormat=json,logVerbosity=2"},
-	"bind arbiter": {"--set", "bindArbiter.enabled=true,bindArbiter.timeoutSeconds=2"},
+	"json logs":              {"--set", "logFormat=json,logVerbosity=2"},
+	"bind arbiter":           {"--set", "bindArbiter.enabled=true,bindArbiter.timeoutSeconds=2"},
+	"crds managed apart":     {"--set", "crds.install=false"},
+	"crds gone on uninstall": {"--set", "crds.keep=false"},
 }
 
 func TestHelmLintAndTemplate(t *testing.T) {
@@ -58,7 +58,7 @@ func TestHelmLintAndTemplate(t *testing.T) {
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(string(out)).To(ContainSubstring("0 chart(s) failed"))
 
-			objs := renderChart(t, append([]string{"--include-crds"}, set...)...)
+			objs := renderChart(t, set...)
 			g.Expect(find(objs, "Deployment", releaseName)).NotTo(BeNil())
 		})
 	}
@@ -293,7 +293,7 @@ func TestKustomizeMatchesChart(t *testing.T) {
 		}
 	}
 	g.Expect(kustKeys).To(HaveLen(len(kust)-1), "config/default creates namespace %s", namespace)
-	chart := renderChart(t, "--include-crds")
+	chart := renderChart(t)
 	g.Expect(kustKeys).To(Equal(keys(chart)))
 
 	// Same pod template, apart from labels and the image.
@@ -333,29 +333,50 @@ func TestKustomizeMatchesChart(t *testing.T) {
 	g.Expect(ks).To(Equal(cs))
 }
 
-// The chart's crds/ are what `make manifests` copies from config/crd/bases.
+// The chart's CRDs are templates (so that helm upgrade updates them), made
+// by `make manifests` from config/crd/bases: rendered, each is the generated
+// CRD with the release's labels and, unless crds.keep=false, Helm's keep
+// policy; crds.install=false renders none.
 func TestChartCRDsAreTheGeneratedOnes(t *testing.T) {
 	g := NewWithT(t)
 	root := repoRoot(t)
 	bases, err := filepath.Glob(filepath.Join(root, "config", "crd", "bases", "*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(bases).NotTo(BeEmpty())
-	inChart, err := filepath.Glob(filepath.Join(chartDir(t), "crds", "*.yaml"))
-	g.Expect(err).NotTo(HaveOccurred())
-	names := func(paths []string) []string {
-		var out []string
-		for _, p := range paths {
-			out = append(out, filepath.Base(p))
+	_, err = os.Stat(filepath.Join(chartDir(t), "crds"))
+	g.Expect(os.IsNotExist(err)).To(BeTrue(), "the chart has a crds/ directory, which helm upgrade never updates")
+
+	crds := func(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+		out := map[string]*unstructured.Unstructured{}
+		for _, o := range objs {
+			if o.GetKind() == "CustomResourceDefinition" {
+				out[o.GetName()] = o
+			}
 		}
-		slices.Sort(out)
 		return out
 	}
-	g.Expect(names(inChart)).To(Equal(names(bases)), "run `make manifests`")
+	kept, dropped := crds(renderChart(t)), crds(renderChart(t, "--set", "crds.keep=false"))
+	g.Expect(crds(renderChart(t, "--set", "crds.install=false"))).To(BeEmpty())
+	g.Expect(kept).To(HaveLen(len(bases)), "one CRD per file of config/crd/bases: run `make manifests`")
+	g.Expect(dropped).To(HaveLen(len(bases)))
 	for _, b := range bases {
-		want, err := os.ReadFile(b)
+		data, err := os.ReadFile(b)
 		g.Expect(err).NotTo(HaveOccurred())
-		got, err := os.ReadFile(filepath.Join(chartDir(t), "crds", filepath.Base(b)))
+		want, err := decode(data)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(bytes.Equal(got, want)).To(BeTrue(), "%s differs from config/crd/bases: run `make manifests`", filepath.Base(b))
+		g.Expect(want).To(HaveLen(1))
+		name := want[0].GetName()
+		g.Expect(kept).To(HaveKey(name), "%s is not in the chart: run `make manifests`", filepath.Base(b))
+
+		got := kept[name].DeepCopy()
+		g.Expect(got.GetAnnotations()).To(HaveKeyWithValue("helm.sh/resource-policy", "keep"))
+		g.Expect(dropped[name].GetAnnotations()).NotTo(HaveKey("helm.sh/resource-policy"))
+		g.Expect(got.GetLabels()).To(HaveKeyWithValue("app.kubernetes.io/instance", releaseName))
+		g.Expect(got.GetLabels()).To(HaveKeyWithValue("app.kubernetes.io/part-of", "profile-scheduler"))
+		annotations := got.GetAnnotations()
+		delete(annotations, "helm.sh/resource-policy")
+		got.SetAnnotations(annotations)
+		got.SetLabels(nil)
+		g.Expect(got.Object).To(Equal(want[0].Object), "%s differs from config/crd/bases: run `make manifests`", filepath.Base(b))
 	}
 }
