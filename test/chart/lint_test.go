@@ -17,8 +17,10 @@ limitations under the License.
 package chart
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -378,5 +380,30 @@ func TestChartCRDsAreTheGeneratedOnes(t *testing.T) {
 		got.SetAnnotations(annotations)
 		got.SetLabels(nil)
 		g.Expect(got.Object).To(Equal(want[0].Object), "%s differs from config/crd/bases: run `make manifests`", filepath.Base(b))
+	}
+}
+
+// The chart admits the kube-apiserver minors the embedded kube-scheduler
+// supports under Kubernetes' version skew policy (kube-scheduler never
+// newer than kube-apiserver), of which only go.mod's k8s.io/kubernetes
+// minor is tested: not the one before, and not the one after until it is.
+func TestChartKubeVersionFollowsSkewPolicy(t *testing.T) {
+	g := NewWithT(t)
+	v := strings.Split(strings.TrimPrefix(targetKubeVersion(t), "v"), ".")
+	g.Expect(v).To(HaveLen(3))
+	minor, err := strconv.Atoi(v[1])
+	g.Expect(err).NotTo(HaveOccurred())
+	for kube, admitted := range map[string]bool{
+		fmt.Sprintf("v1.%d.0", minor-1): false,
+		fmt.Sprintf("v1.%d.0", minor):   true,
+		fmt.Sprintf("v1.%d.9", minor):   true,
+		fmt.Sprintf("v1.%d.0", minor+1): false,
+	} {
+		_, err := run(t, helmTool.bin(t), "template", releaseName, chartDir(t), "--namespace", namespace, "--kube-version", kube)
+		if admitted {
+			g.Expect(err).NotTo(HaveOccurred(), kube)
+		} else {
+			g.Expect(err).To(MatchError(ContainSubstring("chart requires kubeVersion")), kube)
+		}
 	}
 }
