@@ -21,6 +21,8 @@ limitations under the License.
 //	kubectl sp explain POD | podgroup/NAME [-n NS] [--profile NAME | -f draft.yaml] [-o table|wide|yaml|json|name|jsonpath=...|go-template=...]
 //	kubectl sp what-if -f draft.yaml | --profile NAME [--scheduler-name NAME] [--add-nodes NODE=COUNT] [--drain SELECTOR] [--pods pod.yaml --replicas N] [--min-nodes NODE --max N] [--report-by LABEL] [-o ...]
 //	kubectl sp route [-n NS | -A] [-l SELECTOR] [-o wide] [--scheduler-name NAME] [--operator-namespace NS]
+//	kubectl sp version [--client] [-o yaml|json] [--operator-namespace NS]
+//	kubectl sp completion bash|zsh|fish
 //
 // explain and what-if create a review in the namespace, wait until the
 // operator answered it, print the answer and delete the review. route reads
@@ -33,6 +35,11 @@ limitations under the License.
 // strictly through the scheme (group, version and kind checked, an unknown
 // field named). It exits 0 when the question was answered, 1 on any error
 // (printed on stderr), including a review the operator could not answer.
+//
+// version.go reads the operator's version off its Deployment. completion.go
+// prints the shell scripts and decides, in one place, what each argument
+// and flag completes to (names read from the cluster, bounded by a short
+// timeout), so the command files stay about what they do.
 //
 // Layout: one file per command (explain.go, whatif.go, route.go), each an
 // options struct whose Complete, Validate and Run the command's RunE

@@ -58,14 +58,26 @@ review runs on a snapshot, and is deleted once answered. route tells which
 ProfileRoute and profile a new pod of a namespace would get.
 
 rollout watches the progressive rollout of a profile (status) and steers it
-(promote, abort, pause, resume) through the annotations the operator acts on.`,
+(promote, abort, pause, resume) through the annotations the operator acts on.
+
+version prints the plugin's version and the operator's; completion prints a
+bash, zsh or fish script that completes commands, flags and names from the
+cluster.
+
+Exit status: 0 when the command did what it was asked, 1 on any error
+(printed on stderr).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Help reads "kubectl sp", as kubectl runs the plugin.
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl sp"},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.CompletionOptions.DisableDefaultCmd = true // completion is ours: bash, zsh and fish
+	// Help, usage and the completions of __complete go to the streams.
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
 	flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams), newRouteCommand(flags, streams), newRolloutCommand(flags, streams))
+	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams), newRouteCommand(flags, streams), newRolloutCommand(flags, streams),
+		newVersionCommand(flags, streams), newCompletionCommand(streams))
+	registerCompletions(root, flags)
 	return root
 }
