@@ -175,7 +175,17 @@ limitations under the License.
 // kube-apiserver refuses (the routes guard, config/guard) with
 // AdmissionPolicyRefused.
 //
-// This package never builds frameworks itself outside admission dry-runs
-// and reviews (through the scheduler), never writes spec, and never takes a
-// schedulerName from an older profile.
+// # Offline
+//
+// Offline (offline.go) is the reconcilers' phases without a cluster, for
+// `kubectl sp lint` (package lint): the schedulerName claim among the
+// profiles given, the ExtenderConfigs (and Secrets) read through a
+// client.Reader over manifests, the same Plugins.convert, and a dry-run
+// build (ProfileSet.Validate), each refusal with the reason and message
+// the status would give. What it cannot read it reports as unchecked
+// rather than refuse.
+//
+// This package never builds frameworks itself outside admission dry-runs,
+// Offline and reviews (through the scheduler), never writes spec, and never
+// takes a schedulerName from an older profile.
 package controllers

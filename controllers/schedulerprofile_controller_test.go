@@ -40,6 +40,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 const timeout = 30 * time.Second
@@ -153,7 +154,7 @@ var _ = Describe("SchedulerProfile", func() {
 	})
 
 	DescribeTable("refuses a generation that cannot serve, with kstatus Failed",
-		func(sp *v1alpha1.SchedulerProfile, reason string, mentions ...string) {
+		func(sp *v1alpha1.SchedulerProfile, reason string, mentions []string) {
 			Expect(k8s.Create(suiteCtx, sp)).To(Succeed())
 			got := expectRefused(sp.Name, reason, timeout)
 			Expect(got.Status.ActiveGeneration).To(BeZero())
@@ -164,27 +165,7 @@ var _ = Describe("SchedulerProfile", func() {
 			Expect(readyMessage(got)).To(ContainSubstring("no generation of this profile serves pods"))
 			deleteProfile(sp.Name)
 		},
-		Entry("unknown plugin", newProfile("refused-unknown-plugin", v1alpha1.SchedulerProfileSpec{
-			Plugins: &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "NoSuchPlugin"}}}},
-		}), v1alpha1.ReasonUnknownPlugin, `"NoSuchPlugin" does not exist`),
-		Entry("unknown field in plugin args", newProfile("refused-bad-args", v1alpha1.SchedulerProfileSpec{
-			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"MostAllocated"},"bogus":true}`)}},
-		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", "unknown field spec.pluginConfig[0].args.bogus"),
-		Entry("plugin args the plugin refuses", newProfile("refused-args-value", v1alpha1.SchedulerProfileSpec{
-			PluginConfig: []v1alpha1.PluginConfig{{Name: "NodeResourcesFit", Args: raw(`{"scoringStrategy":{"type":"Biggest"}}`)}},
-		}), v1alpha1.ReasonInvalidPluginArgs, "NodeResourcesFit", "Biggest"),
-		Entry("no queueSort plugin (the schema already refuses two)", newProfile("refused-queue-sort", v1alpha1.SchedulerProfileSpec{
-			Plugins: &v1alpha1.Plugins{QueueSort: v1alpha1.PluginSet{Disabled: []v1alpha1.Plugin{{Name: "*"}}}},
-		}), v1alpha1.ReasonInvalidSpec, "queue sort plugin"),
-		Entry("two queueSort plugins: a second one enabled through multiPoint", newProfile("refused-two-queue-sorts", v1alpha1.SchedulerProfileSpec{
-			Plugins: &v1alpha1.Plugins{MultiPoint: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: secondSortName}}}},
-		}), v1alpha1.ReasonInvalidSpec, "only one queue sort plugin required", "but got 2"),
-		Entry("missing extender", newProfile("refused-missing-extender", v1alpha1.SchedulerProfileSpec{
-			Extenders: []string{"no-such-extender"},
-		}), v1alpha1.ReasonExtenderNotFound, `ExtenderConfig "no-such-extender" not found`),
-		Entry("default-scheduler without --allow-default-scheduler", newProfile("refused-default", v1alpha1.SchedulerProfileSpec{
-			SchedulerName: ptr.To("default-scheduler"),
-		}), v1alpha1.ReasonDefaultSchedulerReserved, "--allow-default-scheduler"),
+		refusalEntries(),
 	)
 
 	It("keeps the last known good generation serving, and makes the fixed one live", func() {
@@ -418,4 +399,14 @@ func readAll(r io.Reader) string {
 	data, err := io.ReadAll(r)
 	Expect(err).NotTo(HaveOccurred())
 	return string(data)
+}
+
+// refusalEntries are testenv's table of the profiles the operator refuses,
+// which package lint's test runs through lint too.
+func refusalEntries() []TableEntry {
+	var out []TableEntry
+	for _, r := range testenv.ProfileRefusals() {
+		out = append(out, Entry(r.Description, r.Profile, r.Reason, r.Mentions))
+	}
+	return out
 }

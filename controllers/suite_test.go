@@ -40,7 +40,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -53,6 +52,7 @@ import (
 	internaloperator "github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
@@ -201,18 +201,11 @@ func (o *operator) stop() {
 	Eventually(o.done).WithTimeout(60 * time.Second).Should(BeClosed())
 }
 
-// secondSortName is an out-of-tree queue sort plugin: enabling it beside
-// PrioritySort gives a profile two queue sort plugins, which the CRD schema
-// cannot see when it comes through multiPoint.
-const secondSortName = "SecondSort"
+// secondSortName is testenv's out-of-tree queue sort plugin, which the
+// refusal table enables.
+const secondSortName = testenv.SecondSortName
 
-type secondSort struct{}
-
-func (secondSort) Name() string                        { return secondSortName }
-func (secondSort) Less(a, b fwk.QueuedEntityInfo) bool { return false }
-func newSecondSort(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
-	return secondSort{}, nil
-}
+var newSecondSort = testenv.NewSecondSort
 
 // freePort returns a free port below the kernel's ephemeral port range
 // (net.ipv4.ip_local_port_range, from 32768 by default). The operator stops

@@ -21,6 +21,7 @@ limitations under the License.
 //	kubectl sp explain POD | podgroup/NAME [-n NS] [--profile NAME | -f draft.yaml] [-o table|wide|yaml|json|name|jsonpath=...|go-template=...]
 //	kubectl sp what-if -f draft.yaml | --profile NAME [--scheduler-name NAME] [--add-nodes NODE=COUNT] [--drain SELECTOR] [--pods pod.yaml --replicas N] [--min-nodes NODE --max N] [--report-by LABEL] [-o ...]
 //	kubectl sp route [-n NS | -A] [-l SELECTOR] [-o wide] [--scheduler-name NAME] [--operator-namespace NS]
+//	kubectl sp lint -f FILE|DIR|- [-f ...] [--cluster] [--extender-secrets-namespace NS] [--allow-default-scheduler]
 //	kubectl sp version [--client] [-o yaml|json] [--operator-namespace NS]
 //	kubectl sp completion bash|zsh|fish
 //
@@ -36,7 +37,9 @@ limitations under the License.
 // field named). It exits 0 when the question was answered, 1 on any error
 // (printed on stderr), including a review the operator could not answer.
 //
-// version.go reads the operator's version off its Deployment. completion.go
+// lint.go is package lint's command: the operator's admission path run on
+// manifests offline. version.go reads the operator's version off its
+// Deployment. completion.go
 // prints the shell scripts and decides, in one place, what each argument
 // and flag completes to (names read from the cluster, bounded by a short
 // timeout), so the command files stay about what they do.

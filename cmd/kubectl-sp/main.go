@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -40,10 +41,20 @@ func main() {
 		stop()
 	}()
 	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(streams.ErrOut, "error:", err)
-		os.Exit(1)
+		var code exitError
+		if !errors.As(err, &code) {
+			fmt.Fprintln(streams.ErrOut, "error:", err)
+			code = 1
+		}
+		os.Exit(int(code))
 	}
 }
+
+// exitError ends the command with its status and prints nothing more:
+// what went wrong was printed already.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // newRootCommand is `kubectl sp` with kubectl's connection flags.
 func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
@@ -59,6 +70,9 @@ ProfileRoute and profile a new pod of a namespace would get.
 
 rollout watches the progressive rollout of a profile (status) and steers it
 (promote, abort, pause, resume) through the annotations the operator acts on.
+
+lint checks SchedulerProfile, ExtenderConfig and ProfileRoute manifests as
+the operator would, without a cluster, for a GitOps repository's CI.
 
 version prints the plugin's version and the operator's; completion prints a
 bash, zsh or fish script that completes commands, flags and names from the
@@ -77,7 +91,7 @@ Exit status: 0 when the command did what it was asked, 1 on any error
 	root.SetErr(streams.ErrOut)
 	flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(newExplainCommand(flags, streams), newWhatIfCommand(flags, streams), newRouteCommand(flags, streams), newRolloutCommand(flags, streams),
-		newVersionCommand(flags, streams), newCompletionCommand(streams))
+		newLintCommand(flags, streams), newVersionCommand(flags, streams), newCompletionCommand(streams))
 	registerCompletions(root, flags)
 	return root
 }
