@@ -47,8 +47,13 @@ import (
 // on nodes nodes with pods bound pods, spread round robin.
 func benchCluster(b *testing.B, nodes, pods int, opts ...scheduler.Option) (*scheduler.Scheduler, *review.Reviews, *v1.Pod) {
 	b.Helper()
+	return benchClusterOn(b, fake.NewClientset(), nodes, pods, opts...)
+}
+
+// benchClusterOn is benchCluster on the clientset cs.
+func benchClusterOn(b testing.TB, cs *fake.Clientset, nodes, pods int, opts ...scheduler.Option) (*scheduler.Scheduler, *review.Reviews, *v1.Pod) {
+	b.Helper()
 	const name = "bench"
-	cs := fake.NewClientset()
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
 	for i := range nodes {
