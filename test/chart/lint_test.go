@@ -243,6 +243,11 @@ func TestChartDefaults(t *testing.T) {
 	g.Expect(find(with, "SchedulerProfile", "bin-packing")).NotTo(BeNil())
 	g.Expect(find(with, "SchedulerProfile", "spread")).NotTo(BeNil())
 
+	// A scheduler's pods get the class kube-scheduler runs with, unless
+	// the release says otherwise.
+	g.Expect(deployment(t, objs).Spec.Template.Spec.PriorityClassName).To(Equal("system-cluster-critical"))
+	g.Expect(deployment(t, renderChart(t, "--set", "priorityClassName=")).Spec.Template.Spec.PriorityClassName).To(BeEmpty())
+
 	jsonLogs := deployment(t, renderChart(t, valueSets["json logs"]...)).Spec.Template.Spec.Containers[0].Args
 	g.Expect(jsonLogs).To(ContainElements("--logging-format=json", "-v=2"))
 
