@@ -65,7 +65,7 @@ $(GOLANGCI_LINT):
 
 # MODULES are the Go modules of the repository; each go.mod and go.sum must be
 # what `go mod tidy` writes.
-MODULES := . $(TEST_MODULE) hack/tools
+MODULES := . $(TEST_MODULE) hack/tools hack/image
 
 .PHONY: tidy
 tidy: ## Run go mod tidy in every module.
