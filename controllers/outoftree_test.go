@@ -63,6 +63,59 @@ func newPanicFilter(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, er
 	return panicFilter{}, nil
 }
 
+// Plugins that panic at one extension point each, past the assume:
+// Reserve, Permit, PreBind, Bind and PostBind.
+const (
+	panicReserveName  = "PanicReserve"
+	panicPermitName   = "PanicPermit"
+	panicPreBindName  = "PanicPreBind"
+	panicBindName     = "PanicBind"
+	panicPostBindName = "PanicPostBind"
+)
+
+type panicReserve struct{}
+
+func (panicReserve) Name() string { return panicReserveName }
+func (panicReserve) Reserve(context.Context, fwk.CycleState, *corev1.Pod, string) *fwk.Status {
+	panic("reserve panicked")
+}
+func (panicReserve) Unreserve(context.Context, fwk.CycleState, *corev1.Pod, string) {}
+
+type panicPermit struct{}
+
+func (panicPermit) Name() string { return panicPermitName }
+func (panicPermit) Permit(context.Context, fwk.CycleState, *corev1.Pod, string) (*fwk.Status, time.Duration) {
+	panic("permit panicked")
+}
+
+type panicPreBind struct{}
+
+func (panicPreBind) Name() string { return panicPreBindName }
+func (panicPreBind) PreBindPreFlight(context.Context, fwk.CycleState, *corev1.Pod, string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+	return nil, nil
+}
+func (panicPreBind) PreBind(context.Context, fwk.CycleState, *corev1.Pod, string) *fwk.Status {
+	panic("prebind panicked")
+}
+
+type panicBind struct{}
+
+func (panicBind) Name() string { return panicBindName }
+func (panicBind) Bind(context.Context, fwk.CycleState, *corev1.Pod, string) *fwk.Status {
+	panic("bind panicked")
+}
+
+type panicPostBind struct{}
+
+func (panicPostBind) Name() string { return panicPostBindName }
+func (panicPostBind) PostBind(context.Context, fwk.CycleState, *corev1.Pod, string) {
+	panic("postbind panicked")
+}
+
+func pluginFactory(p fwk.Plugin) frameworkruntime.PluginFactory {
+	return func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return p, nil }
+}
+
 // pinNodeArgs are the typed args of PinNode.
 type pinNodeArgs struct {
 	metav1.TypeMeta `json:",inline"`
@@ -114,7 +167,9 @@ func newBroken(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) 
 // validators of their args; operator.New tells the controllers about both.
 func outOfTree() (frameworkruntime.Registry, map[string]pluginargs.Validator) {
 	Expect(pluginargs.Register(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
-	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken, panicFilterName: newPanicFilter}
+	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken, panicFilterName: newPanicFilter,
+		panicReserveName: pluginFactory(panicReserve{}), panicPermitName: pluginFactory(panicPermit{}), panicPreBindName: pluginFactory(panicPreBind{}),
+		panicBindName: pluginFactory(panicBind{}), panicPostBindName: pluginFactory(panicPostBind{})}
 	return r, map[string]pluginargs.Validator{pinNodeName: validatePinNode}
 }
 

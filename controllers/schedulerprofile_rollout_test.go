@@ -227,6 +227,73 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		}
 	})
 
+	DescribeTable("contains a canary plugin's panic past the assume, every pod bound in the end, none left assumed, the operator alive",
+		func(pool string, plugins v1alpha1.Plugins) {
+			servingOnPool(pool, 2)
+			ns := createNamespace(pool)
+
+			sp := getProfile(pool)
+			sp.Spec.Plugins = &plugins
+			sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)}}
+			Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+			rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+			pods := createPods(ns, "p", pool, pool, 10)
+			refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+			Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
+			for _, p := range pods {
+				boundNode(p, timeout)
+			}
+			// A pod left assumed would hold its node's room in the cache
+			// for ever: once every pod is bound the cache holds them as
+			// bound, and none assumed.
+			Eventually(func() int { return assumedPods(pool) }).WithTimeout(timeout).Should(BeZero())
+		},
+		Entry("Reserve", "ro-panic-reserve", v1alpha1.Plugins{Reserve: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicReserveName}}}}),
+		Entry("Permit", "ro-panic-permit", v1alpha1.Plugins{Permit: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicPermitName}}}}),
+		Entry("PreBind", "ro-panic-prebind", v1alpha1.Plugins{PreBind: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicPreBindName}}}}),
+		Entry("Bind", "ro-panic-bind", v1alpha1.Plugins{Bind: v1alpha1.PluginSet{
+			Enabled: []v1alpha1.Plugin{{Name: panicBindName}}, Disabled: []v1alpha1.Plugin{{Name: "*"}}}}),
+	)
+
+	It("counts a canary's PostBind panic against it, the pod bound", func() {
+		const pool = "ro-panic-postbind"
+		servingOnPool(pool, 2)
+		ns := createNamespace(pool)
+
+		sp := getProfile(pool)
+		sp.Spec.Plugins = &v1alpha1.Plugins{PostBind: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicPostBindName}}}}
+		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)}}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		pods := createPods(ns, "p", pool, pool, 10)
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+		Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
+	})
+
+	It("counts a plugin's panic in the shadow's judgement against the candidate, the operator alive", func() {
+		const pool = "ro-panic-shadow"
+		servingOnPool(pool, 2)
+		ns := createNamespace(pool)
+
+		sp := getProfile(pool)
+		sp.Spec.Plugins = &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicFilterName}}}}
+		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{shadowStep(10 * time.Second)}}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		pods := createPods(ns, "p", pool, pool, 10)
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+		// Nodes whose Filter panicked are neither feasible nor refused: the
+		// shadow agrees on none, and its panics count as errors.
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+		Expect(readyMessage(refused)).To(MatchRegexp("Errors|ShadowAgreement"))
+		Expect(op.sched.Serving(pool)).To(BeTrue())
+	})
+
 	It("rolls the newest of two changes out, and retires both generations when the profile is deleted", func() {
 		const pool = "ro-twice"
 		servingOnPool(pool, 1)
@@ -357,3 +424,6 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		Expect(expectLive(pool, timeout).Status.ActiveGeneration).To(Equal(sp.Generation), "the generation Update wrote")
 	})
 })
+
+// assumedPods counts the operator's cache's assumed pods of schedulerName.
+func assumedPods(schedulerName string) int { return op.sched.AssumedPods(schedulerName) }

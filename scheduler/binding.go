@@ -138,7 +138,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 	if assumedInfo.InitialAttemptTimestamp != nil {
 		metrics.PodSchedulingSLIDuration.WithLabelValues(attemptsLabel(assumedInfo)).Observe(metrics.SinceInSeconds(*assumedInfo.InitialAttemptTimestamp))
 	}
-	fw.RunPostBindPlugins(ctx, state, assumed, result.suggestedHost)
+	s.runPostBindPlugins(ctx, fw, state, assumed, result.suggestedHost)
 	if len(podsToActivate.Map) != 0 {
 		s.queue.Activate(logger, podsToActivate.Map)
 	}

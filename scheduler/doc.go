@@ -92,6 +92,16 @@ limitations under the License.
 // member's binding cycle, as any pod: a refused member fails as a failed
 // bind does (it is scheduled again; members already bound stay).
 //
+// A rollout's candidate runs plugins that have not served yet: a panic of
+// one of them, anywhere (its scheduling cycle and parallel Filter and
+// Score workers, its binding cycle from WaitOnPermit to PostBind, its
+// pod-group cycle, the shadow's judgement), is the candidate's error,
+// counted in its analysis, and never the end of the process
+// (rollout_panics.go): a pod it had assumed is forgotten and its Reserve
+// undone, then it is queued again with the error; a group's members are
+// undone all together. The serving generation's panics crash the
+// process, as upstream kube-scheduler's do.
+//
 // It must never re-implement an upstream plugin, never bind a pod onto a
 // node that the cache, at bind time, shows too full for it, never touch a pod whose
 // schedulerName no live profile serves, never let a profile swap lose a

@@ -182,3 +182,21 @@ type discardEvents struct{}
 func (discardEvents) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...interface{}) {
 }
 func (d discardEvents) WithLogger(klog.Logger) events.EventRecorderLogger { return d }
+
+// AssumedPods counts the pods of schedulerName the cache holds as assumed:
+// placed by a scheduling cycle, not yet seen bound (bound pods are
+// confirmed by the pod informer within moments). One left assumed for
+// good would hold its node's room from every profile and the arbiter.
+func (s *Scheduler) AssumedPods(schedulerName string) int {
+	dump := s.cache.Dump()
+	n := 0
+	for _, ni := range dump.Nodes {
+		for _, pi := range ni.GetPods() {
+			p := pi.GetPod()
+			if p.Spec.SchedulerName == schedulerName && dump.AssumedPods.Has(string(p.UID)) {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -332,7 +332,7 @@ func (s *Scheduler) runShadow(ctx context.Context, sh *shadow, candidate *livePr
 			if j == nil || !candidate.acquire() {
 				continue
 			}
-			v, err := (*j).JudgeShadow(ctx, &Generation{lp: candidate}, p.pod, p.node)
+			v, err := s.judgeShadow(ctx, *j, candidate, p)
 			candidate.release(logger)
 			if err != nil {
 				logger.V(3).Info("Shadow judgement failed", "pod", klog.KObj(p.pod), "err", err)

@@ -19,7 +19,6 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand"
 	"time"
 
@@ -109,9 +108,15 @@ func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.Que
 
 	handedOver = true
 	l.running.Add(1)
+	candidate := !l.serves(prof)
 	go func() {
 		defer l.running.Done()
 		defer prof.release(logger)
+		ctx := ctx
+		if candidate {
+			ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
+			defer l.containBindingPanic(ctx, state, prof, assumedPodInfo, start)
+		}
 		l.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
 	}()
 }
@@ -122,14 +127,18 @@ func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.Que
 // pod goes back to the queue and the process goes on. The serving
 // generation's panics crash the process, as upstream's do.
 func (l *profileLoop) runSchedulingCycle(ctx context.Context, state fwk.CycleState, prof *liveProfile, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (result scheduleResult, assumed *framework.QueuedPodInfo, status *fwk.Status) {
-	if (*l.profiles.Load())[prof.applied.SchedulerName] == prof {
+	if l.serves(prof) {
 		return l.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
 	}
 	ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
 	defer func() {
 		if r := recover(); r != nil {
-			klog.FromContext(ctx).Error(fmt.Errorf("%v", r), "A plugin of a rollout's candidate panicked in its scheduling cycle")
-			result, assumed, status = scheduleResult{nominatingInfo: clearNominatedNode}, podInfo, fwk.AsStatus(fmt.Errorf("plugin panicked: %v", r))
+			err := panicError(r)
+			klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in its scheduling cycle")
+			// Past the assume (Reserve, Permit) the pod holds its node's
+			// room in the cache: give it back.
+			l.forgetAfterPanic(ctx, state, prof.fw, podInfo.Pod)
+			result, assumed, status = scheduleResult{nominatingInfo: clearNominatedNode}, podInfo, fwk.AsStatus(err)
 		}
 	}()
 	return l.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)

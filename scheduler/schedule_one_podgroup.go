@@ -25,7 +25,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
@@ -252,12 +254,17 @@ func (s *Scheduler) skipPodGroupPodSchedule(ctx context.Context, fw framework.Fr
 // plugins when the group does not fit, and submits the result.
 func (l *profileLoop) podGroupCycle(ctx context.Context, prof *liveProfile, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, start time.Time) {
 	fw := prof.fw
+	handed := sets.New[types.UID]()
+	if !l.serves(prof) {
+		ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
+		defer l.containPodGroupPanic(ctx, prof, pgi, handed, start)
+	}
 	result, rootStatus := runPodGroupAlgorithm(ctx, l, fw, cycleState, pgi)
 
 	metrics.PodGroupSchedulingAlgorithmLatency.Observe(metrics.SinceInSeconds(start))
 
 	runPodGroupPostFilter(ctx, l, fw, cycleState, pgi, result, rootStatus, fw.RunPodGroupPostFilterPlugins)
-	l.submitPodGroupAlgorithmResult(ctx, prof, pgi, result, start)
+	l.submitPodGroupAlgorithmResult(ctx, prof, pgi, result, start, handed)
 }
 
 var _ podGroupPlacer = &profileLoop{}
@@ -269,7 +276,9 @@ func (l *profileLoop) podGroupStates() fwk.PodGroupStateLister { return l.snapsh
 // its binding cycle starts on the same profile generation; otherwise every
 // member goes back to the queue with its status. The PodGroup gets its
 // condition.
-func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *liveProfile, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, start time.Time) {
+//
+// handed gets the UID of each member whose binding cycle started.
+func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *liveProfile, pgi *framework.QueuedPodGroupInfo, result *podGroupAlgorithmResult, start time.Time, handed sets.Set[types.UID]) {
 	logger := klog.FromContext(ctx)
 	fw := prof.fw
 	infos := pgi.QueuedPodInfos[pgKey(result.podGroupInfo)]
@@ -305,10 +314,15 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 			continue
 		}
 		prof.addRef()
+		handed.Insert(p.Pod.UID)
+		candidate := !l.serves(prof)
 		l.running.Add(1)
 		go func() {
 			defer l.running.Done()
 			defer prof.release(podCtx.logger)
+			if candidate {
+				defer l.containBindingPanic(ctx, podCtx.state, prof, assumed, podStart)
+			}
 			l.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
 		}()
 		scheduledPods++
