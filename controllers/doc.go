@@ -185,6 +185,20 @@ limitations under the License.
 // the status would give. What it cannot read it reports as unchecked
 // rather than refuse.
 //
+// # Health as metrics
+//
+// health_metrics.go reports, at each scrape and on the leader only, what
+// the SchedulerProfiles' and ProfileRoutes' status says, read from the
+// manager's cache in kube-state-metrics' shape: each kstatus condition
+// (profile_scheduler_profile_condition{profile,condition,status},
+// profile_scheduler_route_condition), the schedulerName a profile claims,
+// its serving and candidate generations, its rollout's phase and how long
+// its loop has been stuck on one cycle. Nothing is kept between scrapes:
+// a deleted object has no series at the next one. The series of the
+// reconciler's own counters (metrics.go) are removed when their profile
+// is deleted. schedulingreview_metrics.go counts the reviews answered and
+// failed by kind, and the failures by reason.
+//
 // This package never builds frameworks itself outside admission dry-runs,
 // Offline and reviews (through the scheduler), never writes spec, and never
 // takes a schedulerName from an older profile.

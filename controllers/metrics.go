@@ -57,3 +57,12 @@ func registerMetricsOnControllerRuntime() {
 		ctrlmetrics.Registry.MustRegister(refusedGenerations, rolloutOutcomes, rolloutStepGauge)
 	})
 }
+
+// forgetProfileSeries removes the series of a deleted profile, so that no
+// alert keeps firing on a profile that is gone.
+func forgetProfileSeries(profile string) {
+	match := prometheus.Labels{"profile": profile}
+	refusedGenerations.DeletePartialMatch(match)
+	rolloutOutcomes.DeletePartialMatch(match)
+	rolloutStepGauge.DeletePartialMatch(match)
+}

@@ -161,6 +161,7 @@ func (r *schedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Req
 		if apierrors.IsNotFound(err) {
 			r.stopServing(ctx, req.Name, nil)
 			r.refusals.forget(req.Name)
+			forgetProfileSeries(req.Name)
 			return 0, nil
 		}
 		return 0, err
@@ -411,6 +412,7 @@ func (r *schedulerProfileReconciler) reconcileDelete(ctx context.Context, sp *v1
 		}
 	}
 	r.refusals.forget(sp.Name)
+	forgetProfileSeries(sp.Name)
 	return nil
 }
 

@@ -100,7 +100,8 @@ type Options struct {
 // field indexes they need, the readiness check "schedulerprofiles" (ready once
 // every profile existing at start has been reconciled) and, when
 // opts.Webhook is set, the validating webhooks. It registers the metrics
-// the reconciler updates (metrics.go). Call it before mgr.Start.
+// the reconciler updates (metrics.go) and the profiles' and routes' health
+// (health_metrics.go). Call it before mgr.Start.
 func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error {
 	if profiles == nil {
 		return errors.New("controllers.Setup: nil ProfileSet")
@@ -127,6 +128,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 	if err := pr.setupWithManager(mgr); err != nil {
 		return err
 	}
+	health.use(mgr.GetClient(), mgr.Elected())
 	er := &extenderConfigReconciler{Client: mgr.GetClient(), ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace}
 	if err := er.setupWithManager(mgr); err != nil {
 		return err
