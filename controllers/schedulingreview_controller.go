@@ -92,6 +92,7 @@ func (r *schedulingReviewReconciler) Reconcile(ctx context.Context, req reconcil
 		}
 		return reconcile.Result{}, fmt.Errorf("writing the answer: %w", err)
 	}
+	countReview(sr, outcome)
 	log.FromContext(ctx).V(1).Info("Review answered", "failed", outcome.failure != nil)
 	return reconcile.Result{RequeueAfter: ttl(sr)}, nil
 }
@@ -282,6 +283,7 @@ func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error
 	if r.now == nil {
 		r.now = metav1.Now
 	}
+	registerReviewMetricsOnControllerRuntime()
 	return ctrl.ControllerManagedBy(mgr).
 		Named("schedulingreview").
 		For(&v1alpha1.SchedulingReview{}).
