@@ -250,6 +250,9 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	}
 
 	s.queue.AddNominatedPod(logger, nominated, nominatingInfo)
+	if nominatingInfo.Mode() == fwk.ModeOverride && nominatingInfo.NominatedNodeName != "" {
+		s.noteNomination(nominatingInfo.NominatedNodeName)
+	}
 	if err == nil {
 		return
 	}

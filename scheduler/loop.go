@@ -26,6 +26,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -52,6 +53,12 @@ import (
 // so it is not unschedulable, not backed off, and gets no FailedScheduling
 // event; its next cycle sees the winner. One loop alone never checks: its
 // snapshot held every pod assumed before it, as upstream's does.
+//
+// A pod nominated to a node, after its preemption evicted victims there,
+// counts as an assume on that node (noteNomination), and the check counts
+// the pods other loops' profiles nominated there, of the pod's priority
+// or higher, as upstream's Filter does: the room a preemption freed goes
+// to its preemptor, not to a loop whose snapshot predates the nomination.
 
 // errAssumeConflict marks a pod whose node's room another loop took
 // between this loop's snapshot and the pod's assume.
@@ -243,7 +250,11 @@ func (l *profileLoop) assumePod(ctx context.Context, pod *v1.Pod) error {
 	l.assumeMu.Lock()
 	defer l.assumeMu.Unlock()
 	if l.name != "" && l.assumedOn[pod.Spec.NodeName] > l.seen && l.cycle != nil && l.cycle.check != nil {
-		if st, _ := l.cycle.check.run(ctx, l.cache, nil, pod, pod.Spec.NodeName); st.IsRejected() {
+		var nominated podsOnNode
+		if pods := l.nominatedByOthers(pod); len(pods) > 0 {
+			nominated = func(context.Context, string) ([]v1.Pod, error) { return pods, nil }
+		}
+		if st, _ := l.cycle.check.run(ctx, l.cache, nominated, pod, pod.Spec.NodeName); st.IsRejected() {
 			return fmt.Errorf("%w: node %q: %s", errAssumeConflict, pod.Spec.NodeName, st.Message())
 		}
 	}
@@ -252,6 +263,34 @@ func (l *profileLoop) assumePod(ctx context.Context, pod *v1.Pod) error {
 	}
 	l.assumedOn[pod.Spec.NodeName] = l.assumes.Add(1)
 	return nil
+}
+
+// noteNomination counts a pod nominated to node (after its preemption
+// evicted victims there) as an assume on node: a loop whose snapshot is
+// older checks its next assume on node, counting the nominated pod
+// (nominatedByOthers), as upstream's one loop counts nominated pods in
+// every Filter.
+func (s *Scheduler) noteNomination(node string) {
+	s.assumeMu.Lock()
+	defer s.assumeMu.Unlock()
+	s.assumedOn[node] = s.assumes.Add(1)
+}
+
+// nominatedByOthers returns the pods other loops' profiles nominated to
+// pod's node, of pod's priority or higher (those upstream's Filter counts
+// as if they ran there, RunFilterPluginsWithNominatedPods): the room a
+// preemption freed for them is not another loop's to take.
+func (l *profileLoop) nominatedByOthers(pod *v1.Pod) []v1.Pod {
+	var out []v1.Pod
+	priority := corev1helpers.PodPriority(pod)
+	for _, pi := range l.queue.NominatedPodsForNode(pod.Spec.NodeName) {
+		p := pi.GetPod()
+		if p.UID == pod.UID || p.Spec.SchedulerName == pod.Spec.SchedulerName || corev1helpers.PodPriority(p) < priority {
+			continue
+		}
+		out = append(out, *p)
+	}
+	return out
 }
 
 // updateSnapshot brings the loop's snapshot up to date with the cache at

@@ -24,6 +24,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -109,6 +110,36 @@ var _ = Describe("Scheduling loops", func() {
 		Expect(st.Own).To(BeFalse())
 		Expect(st.Current).To(HavePrefix("pod " + h.ns + "/" + slow))
 		waitBound(h.ns, fast+"-a", 5*time.Second)
+	})
+
+	It("leaves the room a preemption freed to its preemptor when another loop assumes there", func() {
+		h := startScheduler()
+		slow, pre, fast := uniqueName("slow"), uniqueName("pre"), uniqueName("fast")
+		h.apply(slowProfile(slow, 2*time.Second))
+		h.apply(slowProfile(pre, 4*time.Second))
+		h.apply(defaultProfile(fast))
+		createNode("n1", "1", "4Gi")
+		// The slow pod's cycle takes its snapshot with n1 empty, then
+		// waits 2 s on its extender.
+		createPod(newPod(h.ns, "slow-pod", slow, "600m", "100Mi"))
+		Eventually(inCycle(h, slow), 5*time.Second, 10*time.Millisecond).Should(Equal("pod " + h.ns + "/slow-pod"))
+		// Meanwhile a victim takes n1, a preemptor of another profile
+		// evicts it (no node fits, so its extender is not asked) and is
+		// nominated to n1; its next cycle waits 4 s on its extender.
+		createPod(newPod(h.ns, "victim", fast, "600m", "100Mi", withPriorityClass("low")))
+		Expect(waitBound(h.ns, "victim", 2*time.Second)).To(Equal("n1"))
+		createPod(newPod(h.ns, "preemptor", pre, "600m", "100Mi", withPriorityClass("high")))
+		Eventually(func() string { return getPod(h.ns, "preemptor").Status.NominatedNodeName }, 2*time.Second, 20*time.Millisecond).Should(Equal("n1"))
+		// Without a kubelet the victim stays terminating; finish it.
+		zero := int64(0)
+		Expect(cs.CoreV1().Pods(h.ns).Delete(context.Background(), "victim", metav1.DeleteOptions{GracePeriodSeconds: &zero})).To(Succeed())
+
+		// The slow pod's assume comes first, and finds n1's room nominated
+		// to the preemptor: it loses the race and is scheduled again.
+		Expect(waitBound(h.ns, "preemptor", 15*time.Second)).To(Equal("n1"))
+		Expect(nodeOf(h.ns, "slow-pod")()).To(BeEmpty())
+		st, _ := h.sched.LoopState(slow)
+		Expect(st.AssumeConflicts).To(Equal(int64(1)))
 	})
 
 	It("settles two loops that pick the same room at assume: the loser is scheduled again at once, unpunished", func() {
