@@ -65,7 +65,7 @@ $(GOLANGCI_LINT):
 
 # MODULES are the Go modules of the repository; each go.mod and go.sum must be
 # what `go mod tidy` writes.
-MODULES := . $(TEST_MODULE) hack/tools hack/image
+MODULES := . $(TEST_MODULE) hack/tools hack/promtool hack/image
 
 .PHONY: tidy
 tidy: ## Run go mod tidy in every module.
@@ -106,7 +106,7 @@ $(ENVTEST_STAMP):
 ##@ Test
 
 .PHONY: test
-test: envtest-assets ## Run every test: the operator's module, then the test module's suites (test/), then the scheduler's under the race detector.
+test: envtest-assets test-alerts ## Run every test: the alerting rules' (promtool), the operator's module, then the test module's suites (test/), then the scheduler's under the race detector.
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test $(GOTEST_FLAGS) $(TEST_PKGS)
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -C $(TEST_MODULE) $(GOTEST_FLAGS) $(TEST_MODULE_PKGS)
 	$(MAKE) --no-print-directory test-race
