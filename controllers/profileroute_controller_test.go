@@ -33,6 +33,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
 )
 
 // Routes act inside kube-apiserver: every spec creates pods through the
@@ -126,11 +127,11 @@ var _ = Describe("ProfileRoute", func() {
 		gold := map[string]string{"tier": "gold-" + id}
 
 		createRoute("batch-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "batch-" + id}}})
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"team": "batch-" + id}}})
 		createRoute("gold-"+id, v1alpha1.ProfileRouteSpec{Profile: spread, AllNamespaces: true, Priority: 10,
-			PodSelector: &metav1.LabelSelector{MatchLabels: gold}})
+			PodSelector: &v1alpha1.LabelSelector{MatchLabels: gold}})
 		createRoute("legacy-"+id, v1alpha1.ProfileRouteSpec{Profile: pack, FromSchedulerNames: []string{legacy},
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
 				{Key: "team", Operator: metav1.LabelSelectorOpIn, Values: []string{"web-" + id}}}}})
 		pr := expectRoute("batch-"+id, v1alpha1.ReasonActive)
 		Expect(pr.Status.SchedulerName).To(Equal(pack))
@@ -179,9 +180,9 @@ var _ = Describe("ProfileRoute", func() {
 		fb := labelledNamespace("fallback", map[string]string{"route": "fallback-" + id})
 		hd := labelledNamespace("hold", map[string]string{"route": "hold-" + id})
 		createRoute("fallback-"+id, v1alpha1.ProfileRouteSpec{Profile: missing,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "fallback-" + id}}})
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"route": "fallback-" + id}}})
 		createRoute("hold-"+id, v1alpha1.ProfileRouteSpec{Profile: missing, WhenProfileNotServing: v1alpha1.ProfileNotServingHold,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "hold-" + id}}})
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"route": "hold-" + id}}})
 		Expect(routeMessage(expectRoute("fallback-"+id, v1alpha1.ReasonProfileNotFound))).To(ContainSubstring(`spec.profile: SchedulerProfile %q not found`, missing))
 		Expect(routeMessage(expectRoute("hold-"+id, v1alpha1.ReasonActive))).To(ContainSubstring("routed pods wait"))
 		Expect(routedTo(newPod(fb, "", nil))).To(Equal("default-scheduler "))
@@ -202,13 +203,13 @@ var _ = Describe("ProfileRoute", func() {
 		DeferCleanup(deleteProfile, refused)
 		expectRefused(refused, v1alpha1.ReasonUnknownPlugin, timeout)
 		createRoute("not-serving-"+id, v1alpha1.ProfileRouteSpec{Profile: refused,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "not-serving-" + id}}})
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"route": "not-serving-" + id}}})
 		expectRoute("not-serving-"+id, v1alpha1.ReasonProfileNotServing)
 
 		// Equal priority, overlapping: the newer is refused, naming the
 		// older; it takes over once the older is deleted.
 		createRoute("newer-"+id, v1alpha1.ProfileRouteSpec{Profile: missing,
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
 				{Key: "route", Operator: metav1.LabelSelectorOpExists}}}})
 		Expect(routeMessage(expectRoute("newer-"+id, v1alpha1.ReasonRouteConflict))).To(ContainSubstring(`ProfileRoute "fallback-%s"`, id))
 		deleteRoute("fallback-" + id)
@@ -220,10 +221,10 @@ var _ = Describe("ProfileRoute", func() {
 		// Invalid selectors: the API server refuses an empty one; the
 		// controller names the field of one it cannot parse.
 		err := k8s.Create(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "empty-" + id},
-			Spec: v1alpha1.ProfileRouteSpec{Profile: missing, NamespaceSelector: &metav1.LabelSelector{}}})
+			Spec: v1alpha1.ProfileRouteSpec{Profile: missing, NamespaceSelector: &v1alpha1.LabelSelector{}}})
 		Expect(err).To(MatchError(ContainSubstring("set spec.allNamespaces: true instead")))
 		createRoute("invalid-"+id, v1alpha1.ProfileRouteSpec{Profile: missing, AllNamespaces: true,
-			PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			PodSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
 				{Key: "tier", Operator: metav1.LabelSelectorOpIn}}}})
 		Expect(routeMessage(expectRoute("invalid-"+id, v1alpha1.ReasonInvalidSelector))).To(ContainSubstring("spec.podSelector.matchExpressions[0].values"))
 	})
@@ -233,7 +234,7 @@ var _ = Describe("ProfileRoute", func() {
 		pack := liveProfile("route-down-" + id)
 		ns := labelledNamespace("down", map[string]string{"route": "down-" + id})
 		createRoute("down-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "down-" + id}}})
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"route": "down-" + id}}})
 		expectRoute("down-"+id, v1alpha1.ReasonActive)
 
 		op.stop()
@@ -262,7 +263,7 @@ var _ = Describe("ProfileRoute's policy, which the installer creates", func() {
 		pack := liveProfile("route-gone-" + id)
 		ns := labelledNamespace("gone", map[string]string{"route": "gone-" + id})
 		createRoute("gone-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"route": "gone-" + id}}})
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"route": "gone-" + id}}})
 		expectRoute("gone-"+id, v1alpha1.ReasonActive)
 		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
 
@@ -288,5 +289,27 @@ var _ = Describe("ProfileRoute's policy, which the installer creates", func() {
 		Expect(k8s.Update(suiteCtx, pr)).To(Succeed())
 		expectRoute("gone-"+id, v1alpha1.ReasonActive)
 		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
+	})
+})
+
+var _ = Describe("Routes as large as the API admits", func() {
+	It("are admitted, the oldest first, while their CEL compiles, and kube-apiserver runs it for a pod every route evaluates", func() {
+		id := rand.String(5)
+		pack := liveProfile("route-largest-" + id)
+		set := testenv.NewLargestRoutes("largest-"+id, pack, 4)
+		// Created within a second or so: routes of one age are admitted
+		// by name, -0 first.
+		for _, r := range set.Routes {
+			createRoute(r.Name, r.Spec)
+		}
+		for _, r := range set.Routes[:3] {
+			expectRoute(r.Name, v1alpha1.ReasonActive)
+		}
+		pr := expectRoute(set.Routes[3].Name, v1alpha1.ReasonTooManyRoutes)
+		Expect(routeMessage(pr)).To(ContainSubstring("characters of the routes' CEL expression"))
+
+		ns := labelledNamespace("largest", set.NamespaceLabels)
+		Expect(routedTo(newPod(ns, set.FromSchedulerName, set.PodLabels(2)))).To(Equal(pack+" "+set.Routes[2].Name),
+			"every route before it is evaluated down to its last requirement, in a policy kube-apiserver compiled")
 	})
 })

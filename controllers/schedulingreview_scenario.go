@@ -84,7 +84,7 @@ func scenarioRequest(sr *v1alpha1.SchedulingReview, now metav1.Time) (*review.Sc
 	if rm := in.RemoveNodes; rm != nil {
 		out.RemoveNodes = rm.Names
 		if rm.Selector != nil {
-			sel, err := metav1.LabelSelectorAsSelector(rm.Selector)
+			sel, err := metav1.LabelSelectorAsSelector(rm.Selector.AsMeta())
 			if err != nil {
 				errs = append(errs, field.Invalid(scenarioPath.Child("removeNodes", "selector"), rm.Selector, err.Error()))
 			}

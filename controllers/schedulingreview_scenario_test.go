@@ -153,7 +153,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 
 		By("predicting")
 		spec := v1alpha1.SchedulingReviewSpec{Profile: profile, Scenario: &v1alpha1.ReviewScenario{
-			RemoveNodes: &v1alpha1.ScenarioNodeSelection{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"pool": pool, "role": "drained"}}},
+			RemoveNodes: &v1alpha1.ScenarioNodeSelection{Selector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"pool": pool, "role": "drained"}}},
 			ReportBy:    "pool",
 		}}
 		got := scenarioAnswer(ns, "drain", spec, func(s *v1alpha1.ScenarioResult) bool { return s.Evicted == int32(len(evicted)) })
@@ -348,7 +348,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 
 		By("removing every node: an answer, every pod unplaced")
 		got := scenarioAnswer(ns, "all", v1alpha1.SchedulingReviewSpec{Profile: profile, Scenario: &v1alpha1.ReviewScenario{
-			RemoveNodes: &v1alpha1.ScenarioNodeSelection{Selector: &metav1.LabelSelector{}},
+			RemoveNodes: &v1alpha1.ScenarioNodeSelection{Selector: &v1alpha1.LabelSelector{}},
 			Pods:        []v1alpha1.ScenarioPods{{PodTemplate: podTemplate, Replicas: 2}},
 		}}, func(*v1alpha1.ScenarioResult) bool { return true })
 		Expect(got.Status.Scenario.Placed).To(BeZero())

@@ -146,6 +146,9 @@ const (
 	// ReasonRouteConflict: an older route of equal priority selects some
 	// of the same pods.
 	ReasonRouteConflict = "RouteConflict"
+	// ReasonTooManyRoutes: MaxProfileRoutes older routes exist; this one
+	// is not compiled in until one of them is deleted.
+	ReasonTooManyRoutes = "TooManyRoutes"
 	// ReasonInvalidSelector: spec.namespaceSelector or spec.podSelector is
 	// not a valid label selector.
 	ReasonInvalidSelector = "InvalidSelector"

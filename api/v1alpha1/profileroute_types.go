@@ -41,6 +41,15 @@ const RouteAnnotation = "scheduling.profilescheduler.io/route"
 // MaxMatchedNamespaces bounds status.matchedNamespaces.names.
 const MaxMatchedNamespaces = 50
 
+// MaxProfileRoutes is the most ProfileRoutes considered at once, the
+// oldest first; the newer ones are refused (TooManyRoutes). Routes are
+// compiled into one CEL expression, which kube-apiserver parses only up to
+// 100,000 characters: the operator admits routes, the oldest first, while
+// their CEL fits (internal/routing.MaxExpressionSize), and refuses the
+// others (TooManyRoutes) too. A route at the schema's maxima takes about
+// 25,000 characters; a route of a few labels, a few hundred.
+const MaxProfileRoutes = 200
+
 // ProfileRouteSpec selects new pods and names the profile they go to.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.allNamespaces) && self.allNamespaces ? !has(self.namespaceSelector) : has(self.namespaceSelector)",message="set exactly one of spec.namespaceSelector and spec.allNamespaces: true"
@@ -58,7 +67,7 @@ type ProfileRouteSpec struct {
 	// namespace are routed only when a requirement on the label
 	// kubernetes.io/metadata.name names them.
 	// +optional
-	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty"`
 
 	// AllNamespaces routes the pods of every namespace (but kube-system and
 	// the operator's own). Exclusive with namespaceSelector.
@@ -68,7 +77,7 @@ type ProfileRouteSpec struct {
 	// PodSelector selects, by their labels, the pods routed in the selected
 	// namespaces. Unset selects every pod.
 	// +optional
-	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
+	PodSelector *LabelSelector `json:"podSelector,omitempty"`
 
 	// FromSchedulerNames lists the schedulerNames a pod must ask for to be
 	// routed; a pod without schedulerName asks for default-scheduler. A pod
@@ -81,6 +90,7 @@ type ProfileRouteSpec struct {
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=253
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self.all(n, !format.dns1123Subdomain().validate(n).hasValue())",message="spec.fromSchedulerNames: every name must be a DNS-1123 subdomain (lower-case alphanumeric labels of '-' separated by '.', as a pod's spec.schedulerName)"
 	FromSchedulerNames []string `json:"fromSchedulerNames,omitempty"`
 
 	// Priority decides between routes that select one pod: the higher
@@ -109,6 +119,8 @@ type MatchedNamespaces struct {
 	// Names of the selected namespaces, sorted, at most 50.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MaxLength=63
 	Names []string `json:"names,omitempty"`
 }
 
@@ -121,6 +133,7 @@ type ProfileRouteStatus struct {
 	// SchedulerName the routed pods get; empty while the route routes
 	// nothing.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// MatchedNamespaces the route selects now.
 	// +optional
@@ -130,9 +143,12 @@ type ProfileRouteStatus struct {
 	// does not name them.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
 	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
 	// Policy is the MutatingAdmissionPolicy that carries the route.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Policy string `json:"policy,omitempty"`
 	// Conditions: Ready, Reconciling, Stalled.
 	// +optional

@@ -127,21 +127,26 @@ type RolloutAnalysis struct {
 	// plus 0.1 (so that a window without any is defined, and one attempt
 	// of a canary's few does not swing it): 1.5 lets the new generation
 	// find 5% of its attempts unschedulable where the serving one finds
-	// none. Default 1.5.
+	// none. At most 10 (a ratio no generation can exceed would never fail).
+	// Default 1.5.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
 	MaxUnschedulableRatio *float64 `json:"maxUnschedulableRatio,omitempty"`
 	// MaxLatencyRatio bounds the new generation's p99 scheduling latency,
 	// from a pod's first attempt to its bind, divided by the serving
 	// one's; a p99 under 100ms counts as 100ms (below it latency follows
-	// the machine's load more than the policy). Default 2.
+	// the machine's load more than the policy). At most 10. Default 2.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
 	MaxLatencyRatio *float64 `json:"maxLatencyRatio,omitempty"`
 	// MaxErrors bounds the new generation's errors in the window: plugin
-	// and extender errors in its cycles, failed binds. Default 0.
+	// and extender errors in its cycles, failed binds. At most 1000.
+	// Default 0.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
 	MaxErrors *int32 `json:"maxErrors,omitempty"`
 	// MinShadowAgreement is, in a shadow step, the least share (0 to 1)
 	// of the pods the serving generation placed that the new one finds
@@ -153,9 +158,10 @@ type RolloutAnalysis struct {
 	// MinSamples is the least number of the new generation's attempts (of
 	// pods judged, in shadow) a step needs to be judged. A step with
 	// fewer is extended by its duration, at most MaxExtensions times,
-	// then judged by OnInsufficientSamples. Default 10.
+	// then judged by OnInsufficientSamples. At most 10000. Default 10.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
 	MinSamples *int32 `json:"minSamples,omitempty"`
 	// MaxExtensions bounds how often a step short of samples is extended.
 	// Default 3.

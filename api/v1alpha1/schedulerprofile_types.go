@@ -31,6 +31,7 @@ type SchedulerProfileSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="spec.schedulerName must be a DNS-1123 subdomain (lower-case alphanumeric labels of '-', separated by single '.'), as a pod's spec.schedulerName"
 	SchedulerName *string `json:"schedulerName,omitempty"`
 
 	// PercentageOfNodesToScore is the share of feasible nodes to find before
@@ -57,6 +58,7 @@ type SchedulerProfileSpec struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
 	Extenders []string `json:"extenders,omitempty"`
 
 	// Rollout, when set, rolls a new generation out in steps (shadow,

@@ -17,7 +17,6 @@ limitations under the License.
 package v1alpha1
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -31,6 +30,7 @@ type ReviewScenario struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=50
 	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="self.map(a, a.count).sum() <= 1000",message="spec.scenario.addNodes: the counts add up to more than 1000 nodes"
 	AddNodes []ScenarioNodes `json:"addNodes,omitempty"`
 
 	// RemoveNodes drains nodes as kubectl drain does: cordoned, their
@@ -44,6 +44,7 @@ type ReviewScenario struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=50
 	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="self.map(p, p.replicas).sum() <= 2000",message="spec.scenario.pods: the replicas add up to more than 2000 pods"
 	Pods []ScenarioPods `json:"pods,omitempty"`
 
 	// ReportBy is a node label key (a node-pool label, a zone): the
@@ -83,8 +84,10 @@ type NodeShape struct {
 type ScenarioNodes struct {
 	NodeShape `json:",inline"`
 
-	// Count of nodes added.
+	// Count of nodes added, at most 1000 (and at most 1000 in all the
+	// entries).
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
 	Count int32 `json:"count"`
 }
 
@@ -94,11 +97,12 @@ type ScenarioNodeSelection struct {
 	// Names of nodes.
 	// +optional
 	// +kubebuilder:validation:MaxItems=10000
+	// +kubebuilder:validation:items:MaxLength=253
 	// +listType=atomic
 	Names []string `json:"names,omitempty"`
 	// Selector selects nodes by label.
 	// +optional
-	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	Selector *LabelSelector `json:"selector,omitempty"`
 }
 
 // ScenarioPods are replicas of a pod, or the members of a pod group.
@@ -112,8 +116,10 @@ type ScenarioPods struct {
 	// all or nothing: at least minCount of them, or none.
 	// +optional
 	PodGroupTemplate *ScenarioPodGroupTemplate `json:"podGroupTemplate,omitempty"`
-	// Replicas is the number of pods (of members of the group).
+	// Replicas is the number of pods (of members of the group), at most
+	// 2000 (and at most 2000 in all the entries).
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2000
 	Replicas int32 `json:"replicas"`
 }
 
@@ -121,6 +127,7 @@ type ScenarioPods struct {
 type ScenarioPodGroupTemplate struct {
 	// MinCount is the fewest members the group is placed with.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2000
 	MinCount int32 `json:"minCount"`
 	// PodTemplate is each member.
 	PodTemplate ReviewPodTemplate `json:"podTemplate"`
@@ -132,8 +139,9 @@ type ScenarioMinimize struct {
 	NodeShape `json:",inline"`
 
 	// Max is the largest count tried. 0 asks whether the scenario fits
-	// without any.
+	// without any. At most 1000.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
 	Max int32 `json:"max"`
 }
 

@@ -86,6 +86,7 @@ type SchedulingReviewSpec struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="spec.schedulerName must be a DNS-1123 subdomain, as a pod's spec.schedulerName"
 	SchedulerName string `json:"schedulerName,omitempty"`
 
 	// MaxNodes bounds the feasible nodes listed with their scores and the
@@ -103,10 +104,11 @@ type SchedulingReviewSpec struct {
 	Scenario *ReviewScenario `json:"scenario,omitempty"`
 
 	// TTLSecondsAfterFinished is how long a finished review is kept before
-	// the operator deletes it.
+	// the operator deletes it, at most a week (604800).
 	// +optional
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=604800
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 }
 
@@ -114,9 +116,13 @@ type SchedulingReviewSpec struct {
 type ReviewPodTemplate struct {
 	// Labels of the pod (affinity and spreading select on them).
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 317 && self[k].size() <= 63)",message="label keys must be at most 317 characters and values at most 63"
 	Labels map[string]string `json:"labels,omitempty"`
-	// Annotations of the pod.
+	// Annotations of the pod, at most 64 (their total size is bounded by
+	// the review's, as a pod's are).
 	// +optional
+	// +kubebuilder:validation:MaxProperties=64
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// Spec is a core/v1 PodSpec. Its schema is not repeated here; the
 	// operator decodes it strictly when it answers, and a spec that does

@@ -64,7 +64,7 @@ func TestRoutesWithoutMutatingAdmissionPolicy(t *testing.T) {
 	}()
 
 	route := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "batch"}, Spec: v1alpha1.ProfileRouteSpec{
-		Profile: "old-server", NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "batch"}}}}
+		Profile: "old-server", NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"team": "batch"}}}}
 	g.Expect(c.Create(ctx, route)).To(Succeed())
 	sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "old-server"}}
 	g.Expect(c.Create(ctx, sp)).To(Succeed())

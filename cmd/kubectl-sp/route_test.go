@@ -32,7 +32,7 @@ func TestRouteOutput(t *testing.T) {
 	routes := []v1alpha1.ProfileRoute{{
 		ObjectMeta: metav1.ObjectMeta{Name: "batch"},
 		Spec: v1alpha1.ProfileRouteSpec{Profile: "bin-packing",
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "batch"}}},
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"team": "batch"}}},
 		Status: v1alpha1.ProfileRouteStatus{ExcludedNamespaces: []string{"kube-system", "ops"}},
 	}}
 	profiles := []v1alpha1.SchedulerProfile{{ObjectMeta: metav1.ObjectMeta{Name: "bin-packing"},
@@ -107,7 +107,7 @@ func TestRouteTable(t *testing.T) {
 	routes := []v1alpha1.ProfileRoute{{
 		ObjectMeta: metav1.ObjectMeta{Name: "spark"},
 		Spec: v1alpha1.ProfileRouteSpec{Profile: "spread", Priority: 10, AllNamespaces: true,
-			PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "spark"}}},
+			PodSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"app": "spark"}}},
 	}}
 	profiles := []v1alpha1.SchedulerProfile{{ObjectMeta: metav1.ObjectMeta{Name: "spread"},
 		Status: v1alpha1.SchedulerProfileStatus{ActiveGeneration: 1, SchedulerName: "spread"}}}

@@ -103,7 +103,7 @@ func (o *scenarioOptions) scenario(stdin io.Reader) (*v1alpha1.ReviewScenario, e
 		if err != nil {
 			return nil, fmt.Errorf("--drain %q: %w", o.drain, err)
 		}
-		sc.RemoveNodes = &v1alpha1.ScenarioNodeSelection{Selector: sel}
+		sc.RemoveNodes = &v1alpha1.ScenarioNodeSelection{Selector: v1alpha1.SelectorFromMeta(sel)}
 	}
 	if o.pods != "" {
 		tmpl, err := podTemplate(o.pods, stdin)

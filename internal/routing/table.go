@@ -114,7 +114,9 @@ func Order(routes []v1alpha1.ProfileRoute) {
 // Build decides which routes are in force and in which order, and why
 // the others are not. It is pure.
 //
-// A route is refused when a selector is invalid (InvalidSelector), when
+// A route is refused when older routes take the routes' budget
+// (TooManyRoutes, see overBudget), when a selector is invalid
+// (InvalidSelector), when
 // an older route of equal priority may select the same pods
 // (RouteConflict), and, with whenProfileNotServing: Fallback, when its
 // profile does not exist (ProfileNotFound) or no generation of it serves
@@ -128,6 +130,7 @@ func Build(in Input) (Table, map[string]Verdict) {
 			routes = append(routes, r)
 		}
 	}
+	tooMany := overBudget(routes, in.Protected)
 	Order(routes)
 	profiles := make(map[string]*v1alpha1.SchedulerProfile, len(in.Profiles))
 	for i := range in.Profiles {
@@ -139,6 +142,10 @@ func Build(in Input) (Table, map[string]Verdict) {
 	var accepted []Entry
 	for i := range routes {
 		r := &routes[i]
+		if msg, ok := tooMany[r.Name]; ok {
+			verdicts[r.Name] = Verdict{Reason: v1alpha1.ReasonTooManyRoutes, Message: msg}
+			continue
+		}
 		e, err := compile(r, in.Protected)
 		if err != nil {
 			verdicts[r.Name] = Verdict{Reason: v1alpha1.ReasonInvalidSelector, Message: err.Error()}
@@ -184,14 +191,14 @@ func compile(r *v1alpha1.ProfileRoute, protected []string) (Entry, error) {
 	}
 	var err error
 	if !e.all {
-		if e.namespace, err = compileSelector(r.Spec.NamespaceSelector, spec.Child("namespaceSelector")); err != nil {
+		if e.namespace, err = compileSelector(r.Spec.NamespaceSelector.AsMeta(), spec.Child("namespaceSelector")); err != nil {
 			return e, err
 		}
 		if len(e.namespace.reqs) == 0 {
 			return e, fmt.Errorf("%s: an empty selector selects every namespace; set spec.allNamespaces: true instead", spec.Child("namespaceSelector"))
 		}
 	}
-	if e.pod, err = compileSelector(r.Spec.PodSelector, spec.Child("podSelector")); err != nil {
+	if e.pod, err = compileSelector(r.Spec.PodSelector.AsMeta(), spec.Child("podSelector")); err != nil {
 		return e, err
 	}
 	for _, ns := range protected {
@@ -316,4 +323,56 @@ func (e *Entry) String() string {
 		pods = "pods " + e.pod.match.String()
 	}
 	return fmt.Sprintf("%s of %s asking for %s", pods, ns, strings.Join(e.from, ", "))
+}
+
+// MaxExpressionSize bounds each CEL expression of the routes policy (the
+// routes, their targets, the names they take pods from) below the
+// 100,000 code points kube-apiserver's CEL parser compiles at most: an
+// expression over it does not compile, and every route would fail open.
+const MaxExpressionSize = 90_000
+
+// overBudget returns the routes refused, with why: those past the
+// oldest v1alpha1.MaxProfileRoutes, and those whose CEL would take an
+// expression of the policy past MaxExpressionSize once the older routes'
+// is counted. Routes are counted by age, whether they end up in force or
+// not, so that a new route never pushes an older one out, and a profile
+// that comes and goes never moves a route in or out.
+func overBudget(routes []v1alpha1.ProfileRoute, protected []string) map[string]string {
+	byAge := slices.Clone(routes)
+	slices.SortStableFunc(byAge, func(a, b v1alpha1.ProfileRoute) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	out := map[string]string{}
+	var route, targets, from int
+	names := sets.New[string]()
+	for i, r := range byAge {
+		if i >= v1alpha1.MaxProfileRoutes {
+			out[r.Name] = fmt.Sprintf("%d older ProfileRoutes exist, the most in force at once; this route routes nothing until one of them is deleted", v1alpha1.MaxProfileRoutes)
+			continue
+		}
+		e, err := compile(&r, protected)
+		if err != nil {
+			continue
+		}
+		// The route's share of each expression, as Policy writes it.
+		r1 := len(fmt.Sprintf("(%s) ? %s : ", e.cel(), quote(e.Route)))
+		t1 := len(quote(e.Route)) + 2 + 2 + 253 + 2
+		f1 := 0
+		for _, n := range e.from {
+			if !names.Has(n) {
+				f1 += len(quote(n)) + 2
+			}
+		}
+		if route+r1 > MaxExpressionSize || targets+t1 > MaxExpressionSize || from+f1 > MaxExpressionSize {
+			out[r.Name] = fmt.Sprintf("the older ProfileRoutes take %d of the %d characters of the routes' CEL expression and this route needs %d more "+
+				"(its selectors and fromSchedulerNames); it routes nothing until it, or an older route, is made smaller or deleted", route, MaxExpressionSize, r1)
+			continue
+		}
+		route, targets, from = route+r1, targets+t1, from+f1
+		names.Insert(e.from...)
+	}
+	return out
 }

@@ -65,14 +65,14 @@ func from(names ...string) routeOpt {
 func expr(key string, op metav1.LabelSelectorOperator, values ...string) routeOpt {
 	return func(r *v1alpha1.ProfileRoute) {
 		if r.Spec.PodSelector == nil {
-			r.Spec.PodSelector = &metav1.LabelSelector{}
+			r.Spec.PodSelector = &v1alpha1.LabelSelector{}
 		}
-		r.Spec.PodSelector.MatchExpressions = append(r.Spec.PodSelector.MatchExpressions, metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: values})
+		r.Spec.PodSelector.MatchExpressions = append(r.Spec.PodSelector.MatchExpressions, v1alpha1.LabelSelectorRequirement{Key: key, Operator: op, Values: values})
 	}
 }
 
-func sel(kv ...string) *metav1.LabelSelector {
-	s := &metav1.LabelSelector{MatchLabels: map[string]string{}}
+func sel(kv ...string) *v1alpha1.LabelSelector {
+	s := &v1alpha1.LabelSelector{MatchLabels: map[string]string{}}
 	for i := 0; i+1 < len(kv); i += 2 {
 		s.MatchLabels[kv[i]] = kv[i+1]
 	}

@@ -20,7 +20,8 @@ limitations under the License.
 // profile is scheduler.DefaultProfile), running an operator command for a test
 // (RunCommand), the control-plane processes an environment started
 // (ChildProcesses), the test module's root (TestModuleRoot), a free port
-// for a test's server (FreePort), and a fake HTTP extender (fakeextender).
+// for a test's server (FreePort), the largest ProfileRoutes the API
+// admits (NewLargestRoutes), and a fake HTTP extender (fakeextender).
 // Only tests, the test module and the benchmark import it; it never
 // downloads anything.
 package testenv

@@ -83,7 +83,7 @@ func TestHelmUpgradeFromOperatorCreatedPolicyKeepsPodsRouted(t *testing.T) {
 	table, verdicts := routing.Build(routing.Input{
 		Routes: []v1alpha1.ProfileRoute{{ObjectMeta: metav1.ObjectMeta{Name: "upgrade"}, Spec: v1alpha1.ProfileRouteSpec{
 			Profile: "upgrade-target", WhenProfileNotServing: v1alpha1.ProfileNotServingHold,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"upgrade": "routed"}}}}},
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"upgrade": "routed"}}}}},
 		Namespaces: []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: routed, Labels: map[string]string{"upgrade": "routed"}}}},
 		Protected:  routing.DefaultProtected(namespace),
 	})

@@ -359,7 +359,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		profileReady(ctx, "rbac-routed")
 		route := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "rbac-routes"}, Spec: v1alpha1.ProfileRouteSpec{
 			Profile: "rbac-routed",
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
 				{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{ns}}}},
 		}}
 		Expect(k8s.Create(ctx, route)).To(Succeed())
@@ -427,7 +427,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		profileReady(ctx, "rbac-guarded")
 		route := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "rbac-guarded"}, Spec: v1alpha1.ProfileRouteSpec{
 			Profile: "rbac-guarded",
-			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
 				{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{ns}}}},
 		}}
 		Expect(k8s.Create(ctx, route)).To(Succeed())
@@ -511,7 +511,7 @@ var _ = Describe("the chart's RBAC", Ordered, func() {
 		By("the operator's own update refused: every route says so, and the policy in force keeps routing")
 		op = startInstanceAs("rbac-guard-2", sa, secretsNamespaceFlag)
 		marked := &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "rbac-refused"}, Spec: v1alpha1.ProfileRouteSpec{
-			Profile: "rbac-guarded", Priority: 10, NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"e2e-guard": "refuse-me"}}}}
+			Profile: "rbac-guarded", Priority: 10, NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"e2e-guard": "refuse-me"}}}}
 		Expect(k8s.Create(ctx, marked)).To(Succeed())
 		for _, name := range []string{marked.Name, route.Name} {
 			Expect(routeReason(ctx, name, v1alpha1.ReasonAdmissionPolicyRefused)).To(And(

@@ -17,6 +17,9 @@ limitations under the License.
 package schema
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -155,9 +158,61 @@ var _ = Describe("SchedulingReview schema", func() {
 		Entry("negative ttl", `
   podName: web
   ttlSecondsAfterFinished: -1`, "spec.ttlSecondsAfterFinished", "greater than or equal to 0"),
+		Entry("ttl over a week", `
+  podName: web
+  ttlSecondsAfterFinished: 604801`, "spec.ttlSecondsAfterFinished", "less than or equal to 604800"),
+		Entry("a what-if schedulerName that is not a DNS-1123 subdomain", `
+  pendingPods: true
+  profile: bin-packing
+  schedulerName: "a..b"`, "spec.schedulerName", "spec.schedulerName must be a DNS-1123 subdomain"),
+		Entry("more added nodes in one entry than the budget", `
+  profile: bin-packing
+  scenario:
+    addNodes: [{fromNode: a, count: 1001}]`, "spec.scenario.addNodes[0].count", "less than or equal to 1000"),
+		Entry("more added nodes in all entries than the budget", `
+  profile: bin-packing
+  scenario:
+    addNodes: [{fromNode: a, count: 600}, {fromNode: b, count: 401}]`, "spec.scenario.addNodes", "the counts add up to more than 1000 nodes"),
+		Entry("more replicas in one entry than the budget", `
+  profile: bin-packing
+  scenario:
+    pods: [{podTemplate: {spec: {}}, replicas: 2001}]`, "spec.scenario.pods[0].replicas", "less than or equal to 2000"),
+		Entry("more replicas in all entries than the budget", `
+  profile: bin-packing
+  scenario:
+    pods: [{podTemplate: {spec: {}}, replicas: 1500}, {podGroupTemplate: {minCount: 1, podTemplate: {spec: {}}}, replicas: 501}]`, "spec.scenario.pods", "the replicas add up to more than 2000 pods"),
+		Entry("a minimize max over the budget", `
+  profile: bin-packing
+  scenario:
+    minimize: {fromNode: a, max: 1001}`, "spec.scenario.minimize.max", "less than or equal to 1000"),
+		Entry("a pod group's minCount over the budget", `
+  profile: bin-packing
+  scenario:
+    pods: [{podGroupTemplate: {minCount: 2001, podTemplate: {spec: {}}}, replicas: 1}]`, "spec.scenario.pods[0].podGroupTemplate.minCount", "less than or equal to 2000"),
+		Entry("a removed node's name longer than a node name", `
+  profile: bin-packing
+  scenario:
+    removeNodes: {names: ["`+strings.Repeat("n", 254)+`"]}`, "spec.scenario.removeNodes.names[0]", "may not be more than 253"),
+		Entry("a drain selector of 5 expressions", `
+  profile: bin-packing
+  scenario:
+    removeNodes: {selector: {matchExpressions: [{key: a, operator: Exists}, {key: b, operator: Exists}, {key: c, operator: Exists}, {key: d, operator: Exists}, {key: e, operator: Exists}]}}`, "spec.scenario.removeNodes.selector.matchExpressions", "must have at most 4 items"),
+		Entry("a pod template of 65 labels", `
+  podTemplate:
+    labels: {`+manyLabels(65)+`}
+    spec: {}`, "spec.podTemplate.labels", "must have at most 64 items"),
 		Entry("an invalid draft", `
   podName: web
   profileSpec:
     percentageOfNodesToScore: 101`, "spec.profileSpec.percentageOfNodesToScore", "less than or equal to 100"),
 	)
 })
+
+// manyLabels is a YAML flow map of n labels.
+func manyLabels(n int) string {
+	labels := make([]string, n)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("l%d: v", i)
+	}
+	return strings.Join(labels, ", ")
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package schema
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,8 +194,83 @@ var _ = Describe("SchedulerProfile schema", func() {
       args: {}`, "spec.pluginConfig[0].name", "at least 1 chars long"),
 		Entry("schedulerName not a DNS name", `
   schedulerName: "Bin Packing"`, "spec.schedulerName", "should match"),
+		Entry("schedulerName with an empty label (the pattern admits it, a pod's schedulerName does not)", `
+  schedulerName: "a..b"`, "spec.schedulerName", "spec.schedulerName must be a DNS-1123 subdomain"),
+		Entry("extender reference longer than a name", `
+  extenders: ["`+strings.Repeat("e", 254)+`"]`, "spec.extenders[0]", "may not be more than 253"),
+		Entry("rollout unschedulable ratio above 10", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {maxUnschedulableRatio: 11}`, "spec.rollout.analysis.maxUnschedulableRatio", "less than or equal to 10"),
+		Entry("rollout latency ratio above 10", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {maxLatencyRatio: 1000}`, "spec.rollout.analysis.maxLatencyRatio", "less than or equal to 10"),
+		Entry("rollout max errors above 1000", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {maxErrors: 1001}`, "spec.rollout.analysis.maxErrors", "less than or equal to 1000"),
+		Entry("rollout min samples above 10000", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {minSamples: 2000000000}`, "spec.rollout.analysis.minSamples", "less than or equal to 10000"),
+		Entry("rollout extensions above 10", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {maxExtensions: 11}`, "spec.rollout.analysis.maxExtensions", "less than or equal to 10"),
+		Entry("pluginConfig of 65 entries", `
+  pluginConfig: [`+manyPluginConfigs(65)+`]`, "spec.pluginConfig", "must have at most 64 items"),
 		Entry("duplicate extender reference", `
   extenders: [a, a]`, "spec.extenders[1]", "Duplicate value"),
+	)
+})
+
+const routeHead = `
+apiVersion: scheduling.profilescheduler.io/v1alpha1
+kind: ProfileRoute
+metadata:
+  name: invalid
+spec:
+  profile: bin-packing
+`
+
+var _ = Describe("ProfileRoute schema", func() {
+	DescribeTable("refuses invalid input, naming the field",
+		func(spec string, wantField string, wantMessage string) {
+			err := create(routeHead + spec)
+			Expect(err).To(HaveOccurred())
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+			Expect(err.Error()).To(ContainSubstring(wantField))
+			Expect(err.Error()).To(ContainSubstring(wantMessage))
+		},
+		Entry("a fromSchedulerName that is not a DNS-1123 subdomain", `
+  allNamespaces: true
+  fromSchedulerNames: ["a..b"]`, "spec.fromSchedulerNames", "every name must be a DNS-1123 subdomain"),
+		Entry("17 fromSchedulerNames", `
+  allNamespaces: true
+  fromSchedulerNames: [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q]`, "spec.fromSchedulerNames", "must have at most 16 items"),
+		Entry("9 matchLabels", `
+  namespaceSelector:
+    matchLabels: {`+manyLabels(9)+`}`, "spec.namespaceSelector.matchLabels", "must have at most 8 items"),
+		Entry("5 matchExpressions", `
+  allNamespaces: true
+  podSelector:
+    matchExpressions: [{key: a, operator: Exists}, {key: b, operator: Exists}, {key: c, operator: Exists}, {key: d, operator: Exists}, {key: e, operator: Exists}]`, "spec.podSelector.matchExpressions", "must have at most 4 items"),
+		Entry("9 values", `
+  namespaceSelector:
+    matchExpressions: [{key: team, operator: In, values: [a, b, c, d, e, f, g, h, i]}]`, "spec.namespaceSelector.matchExpressions[0].values", "must have at most 8 items"),
+		Entry("a value longer than a label value", `
+  namespaceSelector:
+    matchExpressions: [{key: team, operator: In, values: ["`+strings.Repeat("v", 64)+`"]}]`, "spec.namespaceSelector.matchExpressions[0].values[0]", "may not be more than 63"),
+		Entry("a key longer than a label key", `
+  namespaceSelector:
+    matchExpressions: [{key: "`+strings.Repeat("k", 318)+`", operator: Exists}]`, "spec.namespaceSelector.matchExpressions[0].key", "may not be more than 317"),
+		Entry("a matchLabels value longer than a label value", `
+  namespaceSelector:
+    matchLabels: {team: "`+strings.Repeat("v", 64)+`"}`, "spec.namespaceSelector", "matchLabels keys must be at most 317 characters and values at most 63"),
+		Entry("an unknown operator", `
+  namespaceSelector:
+    matchExpressions: [{key: team, operator: Near}]`, "spec.namespaceSelector.matchExpressions[0].operator", "Unsupported value"),
 	)
 })
 
@@ -244,3 +320,12 @@ var _ = Describe("ExtenderConfig schema", func() {
       namespace: ops`, "spec.tlsConfig.secretRef.name", "Required value"),
 	)
 })
+
+// manyPluginConfigs is a YAML flow list of n pluginConfig entries.
+func manyPluginConfigs(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf("{name: P%d}", i)
+	}
+	return strings.Join(entries, ", ")
+}

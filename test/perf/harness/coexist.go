@@ -398,7 +398,7 @@ func (r *Runner) route(ctx context.Context, ns, schedulerName string) error {
 		ObjectMeta: metav1.ObjectMeta{Name: coexistRoute},
 		Spec: v1alpha1.ProfileRouteSpec{
 			Profile:           schedulerName,
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
 		},
 	}
 	if err := r.CP.Client.Create(ctx, route); err != nil {

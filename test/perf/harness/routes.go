@@ -121,7 +121,7 @@ func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[stri
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", i)},
 			Spec: v1alpha1.ProfileRouteSpec{
 				Profile:           schedulerName,
-				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{routeLabel: fmt.Sprint(i)}},
+				NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{routeLabel: fmt.Sprint(i)}},
 			},
 		}
 		if err := r.CP.Client.Create(ctx, route); err != nil {
