@@ -42,7 +42,7 @@ $(KUSTOMIZE_STAMP):
 .PHONY: chart-lint
 chart-lint: helm kustomize ## helm lint and helm template the chart, kustomize build config/default.
 	$(HELM) lint --strict $(CHART_DIR)
-	$(HELM) lint --strict $(CHART_DIR) --set serviceMonitor.enabled=true,samples.enabled=true
+	$(HELM) lint --strict $(CHART_DIR) --set serviceMonitor.enabled=true,serviceMonitor.insecureSkipVerify=true,samples.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 	@mkdir -p $(CHART_OUT)
 	$(HELM) template profile-scheduler $(CHART_DIR) --namespace $(CHART_NAMESPACE) > $(CHART_OUT)/chart.yaml
 	$(KUSTOMIZE) build config/default > $(CHART_OUT)/kustomize.yaml

@@ -99,12 +99,22 @@ func cluster(t *testing.T) client.Client {
 // serviceMonitorCRD stands in for the Prometheus Operator's CRD, which the
 // chart's optional ServiceMonitor needs; it accepts any spec.
 func serviceMonitorCRD() *apiextensionsv1.CustomResourceDefinition {
+	return monitoringCRD("servicemonitors", "ServiceMonitor")
+}
+
+// prometheusRuleCRD stands in for the Prometheus Operator's PrometheusRule
+// CRD, which the chart's optional alerts need; it accepts any spec.
+func prometheusRuleCRD() *apiextensionsv1.CustomResourceDefinition {
+	return monitoringCRD("prometheusrules", "PrometheusRule")
+}
+
+func monitoringCRD(plural, kind string) *apiextensionsv1.CustomResourceDefinition {
 	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "servicemonitors.monitoring.coreos.com"},
+		ObjectMeta: metav1.ObjectMeta{Name: plural + ".monitoring.coreos.com"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: "monitoring.coreos.com",
 			Names: apiextensionsv1.CustomResourceDefinitionNames{
-				Plural: "servicemonitors", Singular: "servicemonitor", Kind: "ServiceMonitor", ListKind: "ServiceMonitorList",
+				Plural: plural, Singular: strings.ToLower(kind), Kind: kind, ListKind: kind + "List",
 			},
 			Scope: apiextensionsv1.NamespaceScoped,
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
@@ -343,9 +353,10 @@ func TestServerSideApplyChart(t *testing.T) {
 	ctx := t.Context()
 	ensureNamespace(ctx, t, c)
 	ensureCRD(ctx, t, c, serviceMonitorCRD())
+	ensureCRD(ctx, t, c, prometheusRuleCRD())
 
-	objs := renderChart(t, "--set", "serviceMonitor.enabled=true,samples.enabled=true")
-	for _, kind := range []string{"CustomResourceDefinition", "ServiceMonitor", "SchedulerProfile", "ValidatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
+	objs := renderChart(t, "--set", "serviceMonitor.enabled=true,serviceMonitor.insecureSkipVerify=true,samples.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true")
+	for _, kind := range []string{"CustomResourceDefinition", "ServiceMonitor", "PrometheusRule", "ConfigMap", "SchedulerProfile", "ValidatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		if !slices.ContainsFunc(objs, func(u *unstructured.Unstructured) bool { return u.GetKind() == kind }) {
 			t.Fatalf("rendered chart has no %s", kind)
 		}
@@ -367,7 +378,7 @@ func TestServerSideApplyKustomize(t *testing.T) {
 
 	objs := append(renderKustomize(t, "default"), renderKustomize(t, "prometheus")...)
 	for _, o := range objs {
-		if o.GetKind() == "ServiceMonitor" {
+		if o.GetNamespace() == "system" {
 			o.SetNamespace(namespace) // config/default would set it when it includes ../prometheus
 		}
 	}

@@ -36,7 +36,9 @@ import (
 // valueSets are the configurations lint and template must accept.
 var valueSets = map[string][]string{
 	"defaults":                              nil,
-	"servicemonitor and samples":            {"--set", "serviceMonitor.enabled=true,samples.enabled=true"},
+	"servicemonitor and samples":            {"--set", "serviceMonitor.enabled=true,serviceMonitor.insecureSkipVerify=true,samples.enabled=true"},
+	"servicemonitor verifying a CA":         {"--set", "serviceMonitor.enabled=true,serviceMonitor.tlsConfig.ca.secret.name=metrics-ca,serviceMonitor.tlsConfig.ca.secret.key=ca.crt"},
+	"alerts and dashboard":                  {"--set", "prometheusRule.enabled=true,grafanaDashboard.enabled=true"},
 	"webhook with its own certificate":      {"--set", "webhook.selfSigned=false,webhook.certSecret=profile-scheduler-webhook-tls,webhook.caBundle=Zm9v"},
 	"webhook certificate from cert-manager": {"--set", "webhook.certManager.enabled=true"},
 	"webhook fails closed":                  {"--set", "webhook.failurePolicy=Fail"},
@@ -78,6 +80,7 @@ func TestHelmTemplateRefusesBadValues(t *testing.T) {
 		"existing account without a name":  {"serviceAccount.create=false", "serviceAccount.name is required"},
 		"unknown log format":               {"logFormat=xml", "/logFormat': value must be one of 'text', 'json'"},
 		"servicemonitor without a service": {"serviceMonitor.enabled=true,metrics.service.enabled=false", "serviceMonitor.enabled needs metrics.service.enabled"},
+		"servicemonitor that cannot verify": {"serviceMonitor.enabled=true", "give Prometheus its CA (serviceMonitor.tlsConfig.ca or caFile, and serverName), or accept it unverified with serviceMonitor.insecureSkipVerify=true"},
 		"bind arbiter without a webhook":   {"bindArbiter.enabled=true,webhook.enabled=false", "bindArbiter.enabled needs webhook.enabled"},
 		"bind arbiter timeout too long":    {"bindArbiter.timeoutSeconds=60", "/bindArbiter/timeoutSeconds"},
 	} {
@@ -233,7 +236,7 @@ func TestChartDefaults(t *testing.T) {
 	g.Expect(find(objs, "ServiceMonitor", releaseName)).To(BeNil(), "ServiceMonitor is opt-in")
 	g.Expect(find(objs, "SchedulerProfile", "bin-packing")).To(BeNil(), "samples are opt-in")
 
-	with := renderChart(t, "--set", "serviceMonitor.enabled=true,samples.enabled=true")
+	with := renderChart(t, "--set", "serviceMonitor.enabled=true,serviceMonitor.insecureSkipVerify=true,samples.enabled=true")
 	sm := find(with, "ServiceMonitor", releaseName)
 	g.Expect(sm).NotTo(BeNil())
 	eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
@@ -331,13 +334,26 @@ func TestKustomizeMatchesChart(t *testing.T) {
 		}
 	}
 
-	// config/prometheus is the chart's ServiceMonitor.
+	// config/prometheus is the chart's ServiceMonitor, accepting the
+	// certificate unverified, and the identity it scrapes as.
 	mon := renderKustomize(t, "prometheus")
-	g.Expect(keys(mon)).To(Equal([]string{"ServiceMonitor/system/profile-scheduler"}))
-	sm := find(renderChart(t, "--set", "serviceMonitor.enabled=true"), "ServiceMonitor", releaseName)
+	g.Expect(keys(mon)).To(ConsistOf("ClusterRoleBinding//profile-scheduler-metrics-scraper", "Secret/system/profile-scheduler-metrics-scraper-token",
+		"ServiceAccount/system/profile-scheduler-metrics-scraper", "ServiceMonitor/system/profile-scheduler"))
+	withMonitor := renderChart(t, "--set", "serviceMonitor.enabled=true,serviceMonitor.insecureSkipVerify=true")
+	sm := find(withMonitor, "ServiceMonitor", releaseName)
 	cs, _, _ := unstructured.NestedFieldNoCopy(sm.Object, "spec", "endpoints")
-	ks, _, _ := unstructured.NestedFieldNoCopy(mon[0].Object, "spec", "endpoints")
+	ks, _, _ := unstructured.NestedFieldNoCopy(find(mon, "ServiceMonitor", "profile-scheduler").Object, "spec", "endpoints")
 	g.Expect(ks).To(Equal(cs))
+	for _, o := range []struct{ kind, name, field string }{
+		{"ClusterRoleBinding", "profile-scheduler-metrics-scraper", "roleRef"},
+		{"Secret", "profile-scheduler-metrics-scraper-token", "type"},
+		{"ServiceAccount", "profile-scheduler-metrics-scraper", "automountServiceAccountToken"},
+	} {
+		c, k := find(withMonitor, o.kind, o.name), find(mon, o.kind, o.name)
+		g.Expect(c).NotTo(BeNil(), "%s %s", o.kind, o.name)
+		g.Expect(k).NotTo(BeNil(), "%s %s", o.kind, o.name)
+		g.Expect(k.Object[o.field]).To(Equal(c.Object[o.field]), "%s %s: %s", o.kind, o.name, o.field)
+	}
 }
 
 // The chart's CRDs are templates (so that helm upgrade updates them), made
