@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,4 +134,27 @@ func TestProfileHealth(t *testing.T) {
 			g.Expect(series(t, profileHealth(&tc.profile, now))).To(Equal(tc.want))
 		})
 	}
+}
+
+// A hundred profiles, each with every condition and a rollout, and ten
+// routes make 18 series a profile and 9 a route: the health metrics grow
+// with objects, never with pods.
+func TestHealthCardinality(t *testing.T) {
+	g := NewWithT(t)
+	conds := []metav1.Condition{
+		{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue},
+		{Type: v1alpha1.ConditionReconciling, Status: metav1.ConditionFalse},
+		{Type: v1alpha1.ConditionStalled, Status: metav1.ConditionFalse},
+	}
+	n := 0
+	for i := range 100 {
+		sp := v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("profile-%d", i)},
+			Status: v1alpha1.SchedulerProfileStatus{Conditions: conds, Rollout: &v1alpha1.RolloutStatus{Phase: v1alpha1.RolloutPromoted}}}
+		n += len(profileHealth(&sp, time.Now()))
+	}
+	for i := range 10 {
+		pr := v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("route-%d", i)}, Status: v1alpha1.ProfileRouteStatus{Conditions: conds}}
+		n += len(routeHealth(&pr))
+	}
+	g.Expect(n).To(Equal(100*18 + 10*9))
 }
