@@ -88,6 +88,7 @@ func NewCommand(opts ...Option) *cobra.Command {
 			return run(cmd.Context(), o)
 		},
 	}
+	cmd.AddCommand(newLintCommand(opts))
 	nfs := o.flags(cmd.Name())
 	for _, fs := range nfs.FlagSets {
 		cmd.Flags().AddFlagSet(fs)
@@ -120,7 +121,7 @@ applies the sample profiles and runs against it until interrupted.`
 //	func main() { app.Main(app.WithPlugin(myplugin.Name, myplugin.New)) }
 func Main(opts ...Option) {
 	err := NewCommand(opts...).Execute()
-	if err != nil {
+	if err != nil && !errors.Is(err, errRefused) {
 		klog.ErrorS(err, "Operator stopped")
 	}
 	klog.Flush()

@@ -17,10 +17,10 @@ limitations under the License.
 // Package lint runs the operator's admission path on manifests, without a
 // cluster: what `kubectl apply` of them would be refused, and what the
 // operator would then refuse in status, for SchedulerProfiles,
-// ExtenderConfigs and ProfileRoutes. `kubectl sp lint -f` is this package;
-// a program built with its own plugins calls Paths or Documents with its
-// registry (Options.OutOfTreeRegistry), so that its plugins lint as they
-// run.
+// ExtenderConfigs and ProfileRoutes. `kubectl sp lint -f` is this package
+// with upstream's in-tree plugins; a binary built with package app and its
+// own plugins has the same `lint` command with its registry
+// (Options.OutOfTreeRegistry), so that its plugins lint as they run.
 //
 // Each object goes through, in order, and stops at the first refusal:
 //
@@ -41,7 +41,7 @@ limitations under the License.
 // Options.Cluster from a cluster too: an ExtenderConfig a profile names
 // that is in neither, or a Secret, is said so (a note, or a refusal when
 // the cluster was read), never guessed. Documents of other kinds are
-// skipped with a note.
+// skipped with a note; a v1 List is checked item by item.
 //
 // Layout: lint.go (Options, Paths, Documents, Result), files.go (reading
 // files and directories into documents), schema.go (the CRDs' validation),

@@ -18,6 +18,7 @@ package lint
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -170,7 +171,7 @@ func Documents(ctx context.Context, o Options, docs ...Document) (Result, error)
 	var res Result
 	var admitted []object
 	given := &objects{extenders: map[string]*v1alpha1.ExtenderConfig{}, secrets: map[client.ObjectKey]*corev1.Secret{}, cluster: o.Cluster}
-	for _, d := range docs {
+	for _, d := range expandLists(docs) {
 		res.Findings = append(res.Findings, admit(ctx, schemas, d, &res.Checked, &admitted, given)...)
 	}
 	decided, err := decide(ctx, o, admitted, given)
@@ -187,6 +188,27 @@ func Documents(ctx context.Context, o Options, docs ...Document) (Result, error)
 	})
 	res.Findings = all
 	return res, nil
+}
+
+// expandLists replaces a document holding a v1 List (what kubectl get -o
+// yaml prints) with one document per item, at the List's place.
+func expandLists(docs []Document) []Document {
+	var out []Document
+	for _, d := range docs {
+		var list struct {
+			APIVersion string            `json:"apiVersion"`
+			Kind       string            `json:"kind"`
+			Items      []json.RawMessage `json:"items"`
+		}
+		if err := yaml.Unmarshal(d.Data, &list); err != nil || list.APIVersion != "v1" || list.Kind != "List" {
+			out = append(out, d)
+			continue
+		}
+		for _, item := range list.Items {
+			out = append(out, Document{File: d.File, Index: d.Index, Data: item})
+		}
+	}
+	return out
 }
 
 // fileOrder is the place of file among the documents' files.
@@ -423,11 +445,22 @@ func withCluster(ctx context.Context, cluster client.Reader, admitted []object) 
 // (InvalidSelector, RouteConflict); a profile that is not there is said
 // (refused when the cluster was read).
 func decideRoutes(o Options, admitted []object, profiles []v1alpha1.SchedulerProfile, routes []v1alpha1.ProfileRoute, refused map[string]bool) []Finding {
+	given := map[string]bool{}
+	for _, a := range admitted {
+		if _, ok := a.obj.(*v1alpha1.SchedulerProfile); ok {
+			given[a.obj.GetName()] = true
+		}
+	}
+	// A profile of the manifests that lint admits would serve; the
+	// cluster's others serve as their status says.
 	serving := make([]v1alpha1.SchedulerProfile, 0, len(profiles))
 	for _, p := range profiles {
 		p := *p.DeepCopy()
-		if !refused[p.Name] && (p.Status.ActiveGeneration == 0 || o.Cluster == nil) {
-			p.Status.ActiveGeneration, p.Status.SchedulerName = 1, p.EffectiveSchedulerName()
+		if given[p.Name] {
+			p.Status = v1alpha1.SchedulerProfileStatus{}
+			if !refused[p.Name] {
+				p.Status.ActiveGeneration, p.Status.SchedulerName = 1, p.EffectiveSchedulerName()
+			}
 		}
 		serving = append(serving, p)
 	}

@@ -217,6 +217,24 @@ spec: {profile: nowhere, priority: 5, allNamespaces: true, podSelector: {matchLa
 	}
 }
 
+// A v1 List, as kubectl get -o yaml prints one, is checked item by item.
+func TestList(t *testing.T) {
+	res := lintText(t, Options{}, `apiVersion: v1
+kind: List
+items:
+- apiVersion: scheduling.profilescheduler.io/v1alpha1
+  kind: SchedulerProfile
+  metadata: {name: fine}
+- apiVersion: scheduling.profilescheduler.io/v1alpha1
+  kind: SchedulerProfile
+  metadata: {name: late}
+  spec: {percentageOfNodesToScore: 101}
+`)
+	if res.Checked != 2 || res.Refused() != 1 || res.Findings[0].Name != "late" || res.Findings[0].Document != 1 {
+		t.Errorf("%d checked, %d refused: %v", res.Checked, res.Refused(), res.Findings)
+	}
+}
+
 func at(s []string, i int) string {
 	if i < len(s) {
 		return s[i]

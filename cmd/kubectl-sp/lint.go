@@ -77,7 +77,7 @@ kubeconfig, and reads the profiles and routes already there. Lint exits 1
 when any object would be refused.
 
 Plugins are upstream's in-tree ones; a binary built with its own plugins
-lints with them through package lint.`,
+(app.Main with app.WithPlugin) has a lint command of its own that knows them.`,
 		Example: `  kubectl sp lint -f profiles/
   kubectl sp lint -f profile.yaml -f extenders.yaml
   kustomize build overlays/prod | kubectl sp lint -f - --cluster`,
