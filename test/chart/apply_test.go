@@ -200,6 +200,25 @@ func deleteAll(ctx context.Context, t *testing.T, c client.Client, objs []*unstr
 	}
 }
 
+// releaseCRDs gives the CRDs of objs back to envtest, which created them
+// and keeps them: fieldOwner applies them empty, so that what only it set
+// (the chart's labels and keep annotation) goes, and another installer
+// (kustomize's labels) applies them without a conflict.
+func releaseCRDs(ctx context.Context, t *testing.T, c client.Client, fieldOwner string, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		empty := &unstructured.Unstructured{}
+		empty.SetGroupVersionKind(o.GroupVersionKind())
+		empty.SetName(o.GetName())
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(empty), client.FieldOwner(fieldOwner)); err != nil {
+			t.Errorf("releasing %s: %v", key(o), err)
+		}
+	}
+}
+
 func ensureNamespace(ctx context.Context, t *testing.T, c client.Client) {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
@@ -361,7 +380,10 @@ func TestServerSideApplyChart(t *testing.T) {
 			t.Fatalf("rendered chart has no %s", kind)
 		}
 	}
-	t.Cleanup(func() { deleteAll(context.Background(), t, c, objs) })
+	t.Cleanup(func() {
+		deleteAll(context.Background(), t, c, objs)
+		releaseCRDs(context.Background(), t, c, "chart-test", objs)
+	})
 	applyAll(ctx, t, c, "chart-test", objs)
 	// Applying again changes nothing and conflicts with nothing.
 	applyAll(ctx, t, c, "chart-test", objs)
