@@ -31,6 +31,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/features"           // registers the upstream feature gates
 
 	"github.com/profile-scheduler/profile-scheduler/app/operator"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
 )
 
@@ -78,6 +79,8 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.BoolVar(&o.BindCheck, "bind-check", d.BindCheck, "Check each pod against its node just before binding it, with the pods any scheduler bound since the pod's cycle; a pod that no longer fits is scheduled again instead of overcommitting the node (see docs/sharing-nodes.md).")
 	fs.BoolVar(&o.ProfileLoops, "profile-loops", d.ProfileLoops, "Give every profile a scheduling loop of its own, so a profile's slow extender or plugin holds up only its own pods; false serves every profile from one loop in upstream kube-scheduler's global order (see docs/profile-isolation.md).")
 	fs.BoolVar(&o.BindArbiter, "bind-arbiter", false, "Serve the bind arbiter on the webhook server (needs --enable-webhook): every scheduler's binds, routed to it by a ValidatingWebhookConfiguration on pods/binding (the chart's bindArbiter.enabled), are admitted only while their node has room. Fails open. See docs on sharing nodes.")
+	fs.StringSliceVar(&o.BindArbiterExcludedNamespaces, "bind-arbiter-excluded-namespaces", d.BindArbiterExcludedNamespaces, "Namespaces whose binds the bind arbiter admits unjudged, beside the operator's own, however their reviews reach it (the chart's bindArbiter.excludedNamespaces, which the webhook configuration leaves out too).")
+	fs.IntVar(&o.BindArbiterConcurrency, "bind-arbiter-concurrency", d.BindArbiterConcurrency, "Most reviews the bind arbiter's webhook answers at once; beyond it a review is answered at once with an error, which the webhook's failurePolicy Ignore admits.")
 	fs.BoolVar(&o.AllowDefaultScheduler, "allow-default-scheduler", false, "Let a profile serve schedulerName default-scheduler (only where no kube-scheduler runs).")
 	fs.StringVar(&o.RoutesPolicyName, "routes-policy-name", routing.PolicyName, "MutatingAdmissionPolicy and binding, of this one name, that carry the ProfileRoutes. The installer creates them (the chart names them <fullname>-routes); the operator only updates them, and reports a route as AdmissionPolicyMissing while they do not exist.")
 	fs.StringVar(&o.ExtenderSecretsNamespace, "extender-secrets-namespace", "", "The only namespace whose Secrets are read, as TLS material of ExtenderConfigs (default: the pod's namespace, $POD_NAMESPACE; \"default\" outside a cluster).")
@@ -108,6 +111,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.StringVar(&o.webhook.CertDir, "webhook-cert-dir", filepath.Join(os.TempDir(), "profile-scheduler-webhook"), "Directory of the webhook serving certificate (tls.crt, tls.key).")
 	fs.BoolVar(&o.webhook.SelfSigned, "webhook-self-signed", true, "Generate and rotate the webhook serving certificate, and merge its CA into the webhook's caBundle beside the other replicas' (when no cert-manager provides one).")
 	fs.StringVar(&o.webhook.ServiceName, "webhook-service-name", "profile-scheduler-webhook", "Service in front of the webhook server (for the certificate's DNS names).")
+	fs.StringVar(&o.webhook.ArbiterServiceName, "bind-arbiter-service-name", "", "Service in front of the leader's bind arbiter only (selecting the label "+controllers.ArbiterLeaderLabel+"), for the certificate's DNS names; the chart's <fullname>-bind-arbiter.")
 	fs.StringVar(&o.webhook.ServiceNamespace, "webhook-service-namespace", "", "Namespace of that Service (default: the pod's namespace).")
 	fs.StringVar(&o.webhook.ConfigurationName, "webhook-configuration-name", "profile-scheduler-validating-webhook", "ValidatingWebhookConfiguration whose caBundle a self-signed CA is written to.")
 

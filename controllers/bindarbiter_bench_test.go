@@ -96,7 +96,7 @@ func serveReview(tb testing.TB, h http.Handler, body []byte) (int, *admissionv1.
 // review read, the pod's name and node picked out, the response written.
 func BenchmarkBindingWebhook(b *testing.B) {
 	body := bindingReviewBody(b)
-	h := bindingWebhookHandler(&fakeArbiter{decision: scheduler.ArbiterDecision{Allowed: true, Outcome: scheduler.ArbiterAdmitted}}, nil)
+	h := bindingWebhookHandler(&fakeArbiter{decision: scheduler.ArbiterDecision{Allowed: true, Outcome: scheduler.ArbiterAdmitted}}, nil, nil, 0)
 	b.ReportAllocs()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, BindingWebhookPath+"?timeout=1s", bytes.NewReader(body))

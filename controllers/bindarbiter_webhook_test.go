@@ -17,10 +17,16 @@ limitations under the License.
 package controllers
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"runtime/pprof"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -28,20 +34,35 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
+// fakeArbiter stands for scheduler.Arbiter (tested against a real
+// scheduler in package scheduler): these tests are the webhook's own.
 type fakeArbiter struct {
 	decision scheduler.ArbiterDecision
 	asked    []string
+	// dryRun is each decision's dryRun.
+	dryRun []bool
+	// block, when set, holds every decision until it is closed; blocked
+	// counts the decisions it holds.
+	block   chan struct{}
+	blocked atomic.Int32
 	// labels are the pprof label ArbiterLabelKey of each decision's
 	// context.
 	labels []string
 }
 
-func (f *fakeArbiter) Decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string) scheduler.ArbiterDecision {
+func (f *fakeArbiter) Decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string, dryRun bool) scheduler.ArbiterDecision {
+	if f.block != nil {
+		f.blocked.Add(1)
+		<-f.block
+		return f.decision
+	}
 	f.asked = append(f.asked, namespace+"/"+name+"@"+nodeName+"#"+string(uid))
+	f.dryRun = append(f.dryRun, dryRun)
 	label, _ := pprof.Label(ctx, ArbiterLabelKey)
 	f.labels = append(f.labels, label)
 	return f.decision
@@ -60,6 +81,18 @@ func TestBindingValidator(t *testing.T) {
 	bindingsReview := func() []byte {
 		r := reviewOf(t, admissionv1.Create, "", binding)
 		r.Request.Resource.Resource = "bindings"
+		return marshal(t, r)
+	}
+	// A review as anyone reaching the port may post it: of kube-system,
+	// of the operator's namespace, or a dry run.
+	inNamespace := func(ns string) []byte {
+		r := reviewOf(t, admissionv1.Create, "binding", binding)
+		r.Request.Namespace = ns
+		return marshal(t, r)
+	}
+	dryRun := func() []byte {
+		r := reviewOf(t, admissionv1.Create, "binding", binding)
+		r.Request.DryRun = ptr.To(true)
 		return marshal(t, r)
 	}
 	refused := scheduler.ArbiterDecision{Outcome: scheduler.ArbiterRefused, Resource: "cpu",
@@ -81,6 +114,10 @@ func TestBindingValidator(t *testing.T) {
 			[]string{"team/web-3@node-7#u-1"}, "Warning BindRefused " + refused.Message},
 		{"not a create", review(admissionv1.Update, "binding", binding), refused, true, nil, ""},
 		{"a binding without a target is admitted", review(admissionv1.Create, "binding", []byte(`{"metadata":{"name":"web-3"}}`)), refused, true, nil, ""},
+		{"a bind of kube-system, posted straight to the port, is not judged", inNamespace("kube-system"), refused, true, nil, ""},
+		{"a bind of the operator's namespace is not judged", inNamespace("profile-scheduler-system"), refused, true, nil, ""},
+		{"a dry-run bind is judged, as a dry run, without an Event", dryRun(), refused, false,
+			[]string{"team/web-3@node-7#u-1"}, ""},
 		{"a binding named by the request alone", review(admissionv1.Create, "binding", []byte(`{"target":{"name":"node-7"}}`)), refused, false,
 			[]string{"team/web-3@node-7#"}, "Warning BindRefused " + refused.Message},
 	} {
@@ -88,7 +125,7 @@ func TestBindingValidator(t *testing.T) {
 			g := NewWithT(t)
 			arb := &fakeArbiter{decision: tc.decision}
 			rec := events.NewFakeRecorder(4)
-			code, answer := serveReview(t, bindingWebhookHandler(arb, rec), tc.body)
+			code, answer := serveReview(t, bindingWebhookHandler(arb, rec, []string{"profile-scheduler-system", "kube-system"}, 0), tc.body)
 			g.Expect(code).To(Equal(http.StatusOK))
 			g.Expect(answer.APIVersion).To(Equal("admission.k8s.io/v1"))
 			g.Expect(answer.Kind).To(Equal("AdmissionReview"))
@@ -97,6 +134,9 @@ func TestBindingValidator(t *testing.T) {
 			g.Expect(resp.UID).To(BeEquivalentTo("0f8e2d6a-8b3c-4c1d-a2e5-7b9f1c3d5e7a"))
 			g.Expect(resp.Allowed).To(Equal(tc.allowed))
 			g.Expect(arb.asked).To(Equal(tc.asked))
+			for _, d := range arb.dryRun {
+				g.Expect(d).To(Equal(strings.Contains(tc.name, "dry-run")), "the arbiter is told a dry run, which holds no room")
+			}
 			// Every decision runs under the label a CPU profile tells
 			// the arbiter's work by.
 			for _, l := range arb.labels {
@@ -126,10 +166,70 @@ func TestBindingValidatorUnreadable(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			arb := &fakeArbiter{}
-			code, _ := serveReview(t, bindingWebhookHandler(arb, nil), []byte(body))
+			code, _ := serveReview(t, bindingWebhookHandler(arb, nil, nil, 0), []byte(body))
 			if code != http.StatusBadRequest || len(arb.asked) != 0 {
 				t.Errorf("got HTTP %d, asked %v; want 400 and no decision", code, arb.asked)
 			}
 		})
 	}
+}
+
+// A body larger than any Binding's review (here 7 MiB, what
+// controller-runtime's webhooks read) is not read: an HTTP error, which
+// kube-apiserver treats as the webhook failing, and no decision.
+func TestBindingValidatorLargeBody(t *testing.T) {
+	g := NewWithT(t)
+	r := reviewOf(t, admissionv1.Create, "binding", marshal(t, &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web-3", Annotations: map[string]string{"pad": strings.Repeat("x", 7<<20)}},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: "node-7"},
+	}))
+	body := marshal(t, r)
+	g.Expect(len(body)).To(BeNumerically(">", 7<<20))
+	arb := &fakeArbiter{decision: scheduler.ArbiterDecision{Allowed: true, Outcome: scheduler.ArbiterAdmitted}}
+	srv := httptest.NewServer(bindingWebhookHandler(arb, nil, nil, 0))
+	defer srv.Close()
+	for name, chunked := range map[string]bool{"with a Content-Length": false, "chunked": true} {
+		var reader io.Reader = bytes.NewReader(body)
+		if chunked {
+			// No Content-Length: the handler stops reading at its bound.
+			reader = io.MultiReader(reader)
+		}
+		resp, err := http.Post(srv.URL+BindingWebhookPath, "application/json", reader)
+		g.Expect(err).NotTo(HaveOccurred(), name)
+		_ = resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusRequestEntityTooLarge), name)
+	}
+	g.Expect(arb.asked).To(BeEmpty())
+}
+
+// Beyond its bound on reviews answered at once, the webhook answers at
+// once with an error (admitted by failurePolicy Ignore) instead of
+// queueing reviews until kube-apiserver's timeout.
+func TestBindingValidatorConcurrency(t *testing.T) {
+	g := NewWithT(t)
+	arb := &fakeArbiter{decision: scheduler.ArbiterDecision{Allowed: true, Outcome: scheduler.ArbiterAdmitted}, block: make(chan struct{})}
+	srv := httptest.NewServer(bindingWebhookHandler(arb, nil, nil, 2))
+	defer srv.Close()
+	body := bindingReviewBody(t)
+	// A review turned away is answered at once, not after a timeout.
+	c := &http.Client{Timeout: 5 * time.Second}
+	post := func() int {
+		resp, err := c.Post(srv.URL+BindingWebhookPath, "application/json", bytes.NewReader(body))
+		if err != nil {
+			return 0
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	held := make(chan int, 2)
+	for range 2 {
+		go func() { held <- post() }()
+	}
+	// The two held reviews take both slots; the next one is turned away.
+	g.Eventually(arb.blocked.Load).WithTimeout(10 * time.Second).Should(BeEquivalentTo(2))
+	g.Expect(post()).To(Equal(http.StatusTooManyRequests))
+	close(arb.block)
+	g.Eventually(held).Should(Receive(Equal(http.StatusOK)))
+	g.Eventually(held).Should(Receive(Equal(http.StatusOK)))
+	g.Expect(post()).To(Equal(http.StatusOK), "a slot freed serves again")
 }

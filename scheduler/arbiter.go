@@ -30,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/flowcontrol"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -47,6 +49,12 @@ import (
 // committed. Decisions take turns (mu), so that of two binds for one
 // node's last room exactly one is admitted. Only the leader decides (the
 // holds live in one process): a replica that does not lead admits.
+// A dry-run bind (request.dryRun) is judged without a hold: nothing of
+// it lands. A pod the informer does not know is looked up in the API
+// server through the arbiter's own client (WithArbiterLookups), never the
+// scheduler's, at a bounded rate; past it, or without such a client, its
+// bind is admitted unjudged (LookupLimited): whoever posts reviews of pods
+// that do not exist can neither slow the scheduler nor the API server.
 //
 // It decides; it never writes. The webhook fails open (failurePolicy
 // Ignore), so with the operator down binds go on as without it.
@@ -67,7 +75,34 @@ const (
 	ArbiterUnknownPod = "UnknownPod"
 	// ArbiterNotReady: admitted unjudged, the scheduler has not synced.
 	ArbiterNotReady = "NotReady"
+	// ArbiterLookupLimited: admitted unjudged, the pod is not in the
+	// informer's cache and the arbiter's lookups are over their rate.
+	ArbiterLookupLimited = "LookupLimited"
 )
+
+// Lookups of pods the informer does not know, by default: a few per
+// second are what binds racing the informer need.
+const (
+	defaultArbiterLookupQPS   = 5
+	defaultArbiterLookupBurst = 10
+)
+
+// ArbiterOption configures NewArbiter.
+type ArbiterOption func(*arbiterOptions)
+
+type arbiterOptions struct {
+	lookups     kubernetes.Interface
+	lookupQPS   float32
+	lookupBurst int
+}
+
+// WithArbiterLookups gives the arbiter a client of its own (its own QPS
+// budget, apart from the scheduler's) to look up pods the informer does
+// not know, at most qps per second with burst. Without it such binds are
+// admitted unjudged.
+func WithArbiterLookups(client kubernetes.Interface, qps float32, burst int) ArbiterOption {
+	return func(o *arbiterOptions) { o.lookups, o.lookupQPS, o.lookupBurst = client, qps, burst }
+}
 
 // defaultArbiterHold is how long an admitted bind holds its room while the
 // cache has not seen it.
@@ -96,6 +131,10 @@ type Arbiter struct {
 	leading func() bool
 	holdFor time.Duration
 	now     func() time.Time
+	// lookups, when set, looks up pods the informer does not know, as
+	// often as lookupLimit lets it.
+	lookups     kubernetes.Interface
+	lookupLimit flowcontrol.RateLimiter
 	// mu serializes decisions: a decision and the hold it records are
 	// one step.
 	mu sync.Mutex
@@ -104,7 +143,11 @@ type Arbiter struct {
 // NewArbiter builds the arbiter's check (upstream's default args for the
 // room-judging plugins), which lives as long as the scheduler. leading
 // reports whether this replica leads.
-func (s *Scheduler) NewArbiter(leading func() bool) (*Arbiter, error) {
+func (s *Scheduler) NewArbiter(leading func() bool, opts ...ArbiterOption) (*Arbiter, error) {
+	o := arbiterOptions{lookupQPS: defaultArbiterLookupQPS, lookupBurst: defaultArbiterLookupBurst}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	ctx := klog.NewContext(s.ctx, klog.FromContext(s.ctx).WithValues("component", "bind-arbiter"))
 	cfg, err := arbiterProfile()
 	if err != nil {
@@ -118,7 +161,11 @@ func (s *Scheduler) NewArbiter(leading func() bool) (*Arbiter, error) {
 		fi.removeHandlers()
 		return nil, fmt.Errorf("building the bind arbiter's check: %w", err)
 	}
-	return &Arbiter{s: s, check: check, leading: leading, holdFor: defaultArbiterHold, now: time.Now}, nil
+	a := &Arbiter{s: s, check: check, leading: leading, holdFor: defaultArbiterHold, now: time.Now, lookups: o.lookups}
+	if o.lookups != nil {
+		a.lookupLimit = flowcontrol.NewTokenBucketRateLimiter(o.lookupQPS, o.lookupBurst)
+	}
+	return a, nil
 }
 
 // arbiterProfile is the profile of the arbiter's check: upstream's
@@ -147,10 +194,11 @@ func arbiterProfile() (*config.KubeSchedulerProfile, error) {
 	}, nil
 }
 
-// Decide judges the bind of namespace/name to nodeName.
-func (a *Arbiter) Decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string) ArbiterDecision {
+// Decide judges the bind of namespace/name to nodeName; a dryRun bind is
+// judged without a hold.
+func (a *Arbiter) Decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string, dryRun bool) ArbiterDecision {
 	start := a.now()
-	d, scheduler := a.decide(ctx, namespace, name, uid, nodeName)
+	d, scheduler := a.decide(ctx, namespace, name, uid, nodeName, dryRun)
 	arbiterDecisions.WithLabelValues(scheduler, d.Outcome, d.Resource).Inc()
 	arbiterDecisionDuration.Observe(a.now().Sub(start).Seconds())
 	logger := klog.FromContext(ctx)
@@ -162,7 +210,7 @@ func (a *Arbiter) Decide(ctx context.Context, namespace, name string, uid types.
 	return d
 }
 
-func (a *Arbiter) decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string) (ArbiterDecision, string) {
+func (a *Arbiter) decide(ctx context.Context, namespace, name string, uid types.UID, nodeName string, dryRun bool) (ArbiterDecision, string) {
 	if !a.leading() {
 		return ArbiterDecision{Allowed: true, Outcome: ArbiterNotLeader}, ""
 	}
@@ -172,8 +220,12 @@ func (a *Arbiter) decide(ctx context.Context, namespace, name string, uid types.
 	pod, err := a.s.podLister.Pods(namespace).Get(name)
 	if err != nil || (uid != "" && pod.UID != uid) {
 		// Looked up once in the API server: the informer may not have
-		// delivered a pod created a moment ago.
-		pod, err = a.s.client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		// delivered a pod created a moment ago. On the arbiter's own
+		// client, at a bounded rate: never on the scheduler's budget.
+		if a.lookups == nil || !a.lookupLimit.TryAccept() {
+			return ArbiterDecision{Allowed: true, Outcome: ArbiterLookupLimited}, ""
+		}
+		pod, err = a.lookups.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			if !apierrors.IsNotFound(err) {
 				klog.FromContext(ctx).V(2).Info("Looking up a pod for the bind arbiter failed; admitting its bind", "pod", klog.KRef(namespace, name), "err", err)
@@ -204,7 +256,9 @@ func (a *Arbiter) decide(ctx context.Context, namespace, name string, uid types.
 		}
 		return ArbiterDecision{Outcome: ArbiterRefused, Message: msg, Resource: resource}, scheduler
 	}
-	a.s.binds.hold(pod, nodeName, now.Add(a.holdFor))
+	if !dryRun {
+		a.s.binds.hold(pod, nodeName, now.Add(a.holdFor))
+	}
 	return ArbiterDecision{Allowed: true, Outcome: ArbiterAdmitted}, scheduler
 }
 
@@ -360,7 +414,7 @@ var (
 	arbiterDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: operatorMetricsNamespace,
 		Name:      "bind_arbiter_decisions_total",
-		Help:      "Binds the bind arbiter judged, by the pod's schedulerName, outcome (Admitted, Refused, NotLeader, UnknownNode, UnknownPod, NotReady) and, for a refusal, the resource short.",
+		Help:      "Binds the bind arbiter judged, by the pod's schedulerName, outcome (Admitted, Refused, NotLeader, UnknownNode, UnknownPod, LookupLimited, NotReady) and, for a refusal, the resource short.",
 	}, []string{"scheduler", "outcome", "resource"})
 	// arbiterDecisionDuration observes each decision.
 	arbiterDecisionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{

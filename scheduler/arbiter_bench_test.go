@@ -54,7 +54,7 @@ func BenchmarkArbiterDecide(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		d := a.Decide(ctx, pod.Namespace, pod.Name, pod.UID, "node-0")
+		d := a.Decide(ctx, pod.Namespace, pod.Name, pod.UID, "node-0", false)
 		if !d.Allowed || d.Outcome != scheduler.ArbiterAdmitted {
 			b.Fatalf("%s: %s", d.Outcome, d.Message)
 		}

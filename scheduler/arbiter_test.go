@@ -19,6 +19,8 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +29,8 @@ import (
 	. "github.com/onsi/gomega"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -49,12 +53,12 @@ var _ = Describe("The bind arbiter", func() {
 		h = startScheduler()
 		leading.Store(true)
 		var err error
-		arb, err = h.sched.NewArbiter(leading.Load)
+		arb, err = h.sched.NewArbiter(leading.Load, scheduler.WithArbiterLookups(cs, 5, 10))
 		Expect(err).NotTo(HaveOccurred())
 	})
 	decide := func(pod, node string) scheduler.ArbiterDecision {
 		GinkgoHelper()
-		return arb.Decide(context.Background(), h.ns, pod, "", node)
+		return arb.Decide(context.Background(), h.ns, pod, "", node, false)
 	}
 	waitSeen := func(pods ...string) {
 		GinkgoHelper()
@@ -114,6 +118,55 @@ var _ = Describe("The bind arbiter", func() {
 		Expect(decide("no-such-pod", "arb-1")).To(And(HaveField("Allowed", true), HaveField("Outcome", scheduler.ArbiterUnknownPod)))
 		leading.Store(false)
 		Expect(decide("b", "arb-1")).To(And(HaveField("Allowed", true), HaveField("Outcome", scheduler.ArbiterNotLeader)))
+	})
+
+	It("judges a dry-run bind without holding its room", func() {
+		createNode("arb-1", "1", "4Gi")
+		createPod(newPod(h.ns, "x", other, "1", "1Gi"))
+		createPod(newPod(h.ns, "y", other, "1", "1Gi"))
+		Eventually(func() bool { _, err := h.sched.Cache().GetNode("arb-1"); return err == nil }, 10*time.Second, 10*time.Millisecond).Should(BeTrue())
+		Eventually(func() string { return decide("y", "no-such-node").Outcome }, 10*time.Second, 20*time.Millisecond).Should(Equal(scheduler.ArbiterUnknownNode))
+
+		d := arb.Decide(context.Background(), h.ns, "x", "", "arb-1", true)
+		Expect(d).To(And(HaveField("Allowed", true), HaveField("Outcome", scheduler.ArbiterAdmitted)))
+		Expect(scheduler.ArbiterHolds()).To(BeZero(), "nothing of a dry run lands")
+		Expect(decide("y", "arb-1").Allowed).To(BeTrue(), "the dry run held no room")
+		d = arb.Decide(context.Background(), h.ns, "x", "", "arb-1", true)
+		Expect(d.Outcome).To(Equal(scheduler.ArbiterRefused), "a dry run is judged all the same")
+	})
+
+	It("looks pods it does not know up on its own client, at a bounded rate, and admits the others unjudged", func() {
+		createNode("arb-1", "1", "4Gi")
+		Eventually(func() bool { _, err := h.sched.Cache().GetNode("arb-1"); return err == nil }, 10*time.Second, 10*time.Millisecond).Should(BeTrue())
+		var lookups atomic.Int64
+		cfg := rest.CopyConfig(restCfg)
+		cfg.QPS, cfg.Burst = 1000, 1000
+		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/pods/") {
+					lookups.Add(1)
+				}
+				return rt.RoundTrip(req)
+			})
+		}
+		own, err := kubernetes.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		limited, err := h.sched.NewArbiter(leading.Load, scheduler.WithArbiterLookups(own, 5, 10))
+		Expect(err).NotTo(HaveOccurred())
+
+		By("500 binds of pods that do not exist, posted as fast as they come")
+		start := time.Now()
+		outcomes := map[string]int{}
+		for i := range 500 {
+			d := limited.Decide(context.Background(), h.ns, fmt.Sprintf("ghost-%d", i), "", "arb-1", false)
+			Expect(d.Allowed).To(BeTrue())
+			outcomes[d.Outcome]++
+		}
+		elapsed := time.Since(start)
+		Expect(lookups.Load()).To(BeNumerically("<=", 10+int64(5*elapsed.Seconds())+1), "at most the burst and 5 a second, in %s", elapsed)
+		Expect(lookups.Load()).To(BeNumerically(">=", 1))
+		Expect(outcomes[scheduler.ArbiterUnknownPod]).To(BeEquivalentTo(lookups.Load()))
+		Expect(outcomes[scheduler.ArbiterLookupLimited]).To(Equal(500 - int(lookups.Load())))
 	})
 
 	It("admits exactly as many of many concurrent binds to one node as fit", func() {

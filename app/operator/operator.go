@@ -105,6 +105,13 @@ type Options struct {
 	// routed there by a webhook on pods/binding, are admitted only while
 	// their node has room (scheduler.Arbiter).
 	BindArbiter bool
+	// BindArbiterExcludedNamespaces are namespaces whose binds the arbiter
+	// admits unjudged, beside the operator's own, however their reviews
+	// reach it (the webhook configuration leaves them out too).
+	BindArbiterExcludedNamespaces []string
+	// BindArbiterConcurrency bounds the reviews the arbiter's webhook
+	// answers at once; 0 means controllers.DefaultBindWebhookConcurrency.
+	BindArbiterConcurrency int
 	// OutOfTreeRegistry adds plugins beside the upstream in-tree ones.
 	OutOfTreeRegistry frameworkruntime.Registry
 	// PluginArgsValidators check the args of out-of-tree plugins, by name.
@@ -147,6 +154,10 @@ type WebhookOptions struct {
 	// webhook, for the certificate's DNS names.
 	ServiceName      string
 	ServiceNamespace string
+	// ArbiterServiceName names the Service, in the same namespace, that
+	// sends binds to the bind arbiter of the leader only (it selects
+	// controllers.ArbiterLeaderLabel), for the certificate's DNS names too.
+	ArbiterServiceName string
 	// IPs the self-signed certificate is valid for too, beside the
 	// Service's DNS names.
 	IPs []net.IP
@@ -155,22 +166,24 @@ type WebhookOptions struct {
 // Defaults returns the options the command's flags (package app) default to.
 func Defaults() Options {
 	return Options{
-		LeaderElectionID:   "profile-scheduler.profilescheduler.io",
-		LeaseDuration:      15 * time.Second,
-		RenewDeadline:      10 * time.Second,
-		RetryPeriod:        2 * time.Second,
-		ReleaseLeaseOnStop: true,
-		MetricsAddr:        ":8443",
-		MetricsSecure:      true,
-		ProbeAddr:          ":8081",
-		Parallelism:        16,
-		PodInitialBackoff:  time.Second,
-		PodMaxBackoff:      10 * time.Second,
-		BindCheck:          true,
-		ProfileLoops:       true,
-		OutOfTreeRegistry:  frameworkruntime.Registry{},
-		ScenarioMaxNodes:   review.DefaultScenarioLimits.Nodes,
-		ScenarioMaxPods:    review.DefaultScenarioLimits.Pods,
+		LeaderElectionID:              "profile-scheduler.profilescheduler.io",
+		LeaseDuration:                 15 * time.Second,
+		RenewDeadline:                 10 * time.Second,
+		RetryPeriod:                   2 * time.Second,
+		ReleaseLeaseOnStop:            true,
+		MetricsAddr:                   ":8443",
+		MetricsSecure:                 true,
+		ProbeAddr:                     ":8081",
+		Parallelism:                   16,
+		PodInitialBackoff:             time.Second,
+		PodMaxBackoff:                 10 * time.Second,
+		BindCheck:                     true,
+		ProfileLoops:                  true,
+		OutOfTreeRegistry:             frameworkruntime.Registry{},
+		BindArbiterExcludedNamespaces: []string{"kube-system"},
+		BindArbiterConcurrency:        controllers.DefaultBindWebhookConcurrency,
+		ScenarioMaxNodes:              review.DefaultScenarioLimits.Nodes,
+		ScenarioMaxPods:               review.DefaultScenarioLimits.Pods,
 	}
 }
 
@@ -241,12 +254,10 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 				IPs:               w.IPs,
 			},
 		}
-		if w.ServiceName != "" {
-			copts.Webhook.DNSNames = []string{
-				w.ServiceName,
-				w.ServiceName + "." + ns,
-				w.ServiceName + "." + ns + ".svc",
-				w.ServiceName + "." + ns + ".svc.cluster.local",
+		for _, svc := range []string{w.ServiceName, w.ArbiterServiceName} {
+			if svc != "" {
+				copts.Webhook.DNSNames = append(copts.Webhook.DNSNames,
+					svc, svc+"."+ns, svc+"."+ns+".svc", svc+"."+ns+".svc.cluster.local")
 			}
 		}
 	}
@@ -265,20 +276,9 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		if o.Webhook == nil {
 			return nil, errors.New("--bind-arbiter needs the webhook server (--enable-webhook)")
 		}
-		// Only the leader judges: the binds admitted and not yet seen live
-		// in its process. A replica that does not lead admits.
-		arbiter, err := sched.NewArbiter(func() bool {
-			select {
-			case <-elected:
-				return true
-			default:
-				return false
-			}
-		})
-		if err != nil {
-			return nil, err
+		if err := setupBindArbiter(mgr, sched, cfg, o); err != nil {
+			return nil, fmt.Errorf("setting up the bind arbiter: %w", err)
 		}
-		controllers.SetupBindArbiter(mgr, arbiter)
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

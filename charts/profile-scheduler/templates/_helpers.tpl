@@ -65,6 +65,13 @@ Name of the webhook Service; the operator is told it with --webhook-service-name
 {{- end }}
 
 {{/*
+Name of the Service in front of the leader's bind arbiter only.
+*/}}
+{{- define "profile-scheduler.arbiterServiceName" -}}
+{{- printf "%s-bind-arbiter" (include "profile-scheduler.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
 Name of the ValidatingWebhookConfiguration. It is fixed: the operator patches
 the caBundle of the object with this name.
 */}}
