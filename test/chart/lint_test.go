@@ -73,16 +73,16 @@ func TestHelmTemplateRefusesBadValues(t *testing.T) {
 		set  string
 		want string
 	}{
-		"unknown failure policy":           {"webhook.failurePolicy=Sometimes", "/webhook/failurePolicy': value must be one of 'Ignore', 'Fail'"},
-		"misspelt value":                   {"webhok.enabled=false", "additional properties 'webhok' not allowed"},
-		"duration without a unit":          {"leaderElection.leaseDuration=15", "/leaderElection/leaseDuration"},
-		"own certificate without a Secret": {"webhook.selfSigned=false", "webhook.certSecret is required"},
-		"existing account without a name":  {"serviceAccount.create=false", "serviceAccount.name is required"},
-		"unknown log format":               {"logFormat=xml", "/logFormat': value must be one of 'text', 'json'"},
-		"servicemonitor without a service": {"serviceMonitor.enabled=true,metrics.service.enabled=false", "serviceMonitor.enabled needs metrics.service.enabled"},
+		"unknown failure policy":            {"webhook.failurePolicy=Sometimes", "/webhook/failurePolicy': value must be one of 'Ignore', 'Fail'"},
+		"misspelt value":                    {"webhok.enabled=false", "additional properties 'webhok' not allowed"},
+		"duration without a unit":           {"leaderElection.leaseDuration=15", "/leaderElection/leaseDuration"},
+		"own certificate without a Secret":  {"webhook.selfSigned=false", "webhook.certSecret is required"},
+		"existing account without a name":   {"serviceAccount.create=false", "serviceAccount.name is required"},
+		"unknown log format":                {"logFormat=xml", "/logFormat': value must be one of 'text', 'json'"},
+		"servicemonitor without a service":  {"serviceMonitor.enabled=true,metrics.service.enabled=false", "serviceMonitor.enabled needs metrics.service.enabled"},
 		"servicemonitor that cannot verify": {"serviceMonitor.enabled=true", "give Prometheus its CA (serviceMonitor.tlsConfig.ca or caFile, and serverName), or accept it unverified with serviceMonitor.insecureSkipVerify=true"},
-		"bind arbiter without a webhook":   {"bindArbiter.enabled=true,webhook.enabled=false", "bindArbiter.enabled needs webhook.enabled"},
-		"bind arbiter timeout too long":    {"bindArbiter.timeoutSeconds=60", "/bindArbiter/timeoutSeconds"},
+		"bind arbiter without a webhook":    {"bindArbiter.enabled=true,webhook.enabled=false", "bindArbiter.enabled needs webhook.enabled"},
+		"bind arbiter timeout too long":     {"bindArbiter.timeoutSeconds=60", "/bindArbiter/timeoutSeconds"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := helm(t, "template", releaseName, chartDir(t), "--namespace", namespace, "--set", c.set)
