@@ -120,7 +120,9 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	var unscraped []string
 	if op != nil {
+		unscraped = InterceptGomegaFailures(checkUsedMetricsScraped)
 		op.stop()
 	}
 	if cancelAll != nil {
@@ -129,6 +131,7 @@ var _ = AfterSuite(func() {
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
 	}
+	Expect(unscraped).To(BeEmpty())
 })
 
 // zapLevel is info, or V(4) with TEST_VERBOSE set.

@@ -19,6 +19,7 @@ limitations under the License.
 // (each alert links a runbook section of docs/troubleshooting.md that
 // exists, and has a promtool test case where it fires and one where it
 // must not; promtool itself runs them in make test-alerts). That every
-// metric the alerts name exists in a real scrape is test/e2e's
-// (metrics_test.go).
+// metric the alerts and the dashboard read exists in a scrape of the
+// operator after a workload is checked at the end of the controllers'
+// envtest suite (controllers/metric_names_test.go).
 package observability
