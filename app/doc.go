@@ -54,6 +54,11 @@ limitations under the License.
 // internal type, and WithPluginArgsValidator takes that type. WithPluginArgs
 // is the simple route for a plugin with one args type.
 //
+// The command's lint subcommand (lint.go) is kubectl sp lint with the
+// binary's own plugins: `<binary> lint -f DIR` runs package lint with its
+// registry and args validators, so a GitOps repository's CI checks profiles
+// that enable them without a cluster.
+//
 // Bad options (two plugins under one name, a name of an in-tree plugin, an
 // args type or validator for no plugin) make the command fail before
 // anything starts. A factory that returns an error or panics refuses only
