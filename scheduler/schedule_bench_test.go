@@ -69,7 +69,7 @@ func schedulePods(tb testing.TB, loops bool, n int, start func()) {
 	const nodes, bound, inFlight = 500, 200, 40
 	// The tracker without field management: NewClientset's builds a REST
 	// mapper at every create, which would cost more than the scheduler.
-	cs := fake.NewSimpleClientset() //nolint:staticcheck // see above
+	cs := fake.NewSimpleClientset()
 	var binds atomic.Int64
 	cs.PrependReactor("create", "pods", bindReactor(cs, &binds))
 	benchClusterOn(tb, cs, nodes, bound, scheduler.WithProfileLoops(loops))
