@@ -24,8 +24,10 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,8 +57,16 @@ type schedulingReviewReconciler struct {
 	Plugins                  Plugins
 	ExtenderSecretsNamespace string
 
-	now func() metav1.Time
+	// Timeout bounds one answer (Options.ReviewTimeout).
+	Timeout time.Duration
+	// instance names this operator process in the Answering condition.
+	instance string
+	now      func() metav1.Time
 }
+
+// restartedMessage is the message of a review an operator process was
+// answering when it went away.
+const restartedMessage = "the operator restarted while answering this review; it is not answered again (a review that takes the operator down would do it again): create it anew to ask again"
 
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulingreviews,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulingreviews/status,verbs=get;update;patch
@@ -75,7 +85,20 @@ func (r *schedulingReviewReconciler) Reconcile(ctx context.Context, req reconcil
 	if sr.Finished() {
 		return r.expire(ctx, sr)
 	}
-	outcome, err := r.answer(ctx, sr)
+	var outcome reviewOutcome
+	var err error
+	if c := meta.FindStatusCondition(sr.Status.Conditions, v1alpha1.ConditionAnswering); c != nil && c.Status == metav1.ConditionTrue && c.Message != r.answeringMessage() {
+		// Another process was answering it when it went away.
+		outcome = failed(v1alpha1.ReasonOperatorRestarted, restartedMessage)
+	} else {
+		if err := r.markAnswering(ctx, sr); err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				return reconcile.Result{}, nil
+			}
+			return reconcile.Result{}, fmt.Errorf("marking the review answered: %w", err)
+		}
+		outcome, err = r.answer(ctx, sr)
+	}
 	if errors.Is(err, review.ErrNotReady) {
 		return reconcile.Result{RequeueAfter: notReadyRetry}, nil
 	}
@@ -95,6 +118,22 @@ func (r *schedulingReviewReconciler) Reconcile(ctx context.Context, req reconcil
 	countReview(sr, outcome)
 	log.FromContext(ctx).V(1).Info("Review answered", "failed", outcome.failure != nil)
 	return reconcile.Result{RequeueAfter: ttl(sr)}, nil
+}
+
+// answeringMessage is the Answering condition's message of this process.
+func (r *schedulingReviewReconciler) answeringMessage() string {
+	return "answered by operator process " + r.instance
+}
+
+// markAnswering records, before the answer starts, that this process
+// answers sr: if it goes away meanwhile, the next one answers the review
+// Failed instead of starting it again.
+func (r *schedulingReviewReconciler) markAnswering(ctx context.Context, sr *v1alpha1.SchedulingReview) error {
+	if c := meta.FindStatusCondition(sr.Status.Conditions, v1alpha1.ConditionAnswering); c != nil && c.Message == r.answeringMessage() {
+		return nil
+	}
+	setCondition(&sr.Status.Conditions, sr.Generation, v1alpha1.ConditionAnswering, metav1.ConditionTrue, v1alpha1.ReasonAnswering, r.answeringMessage(), r.now())
+	return r.Client.Status().Update(ctx, sr)
 }
 
 // expire deletes a finished review once its TTL passed.
@@ -183,7 +222,16 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 		return failed(refusal.Reason, refusal.Message), nil
 	}
 
-	rev, err := r.Reviewer.Review(ctx, req)
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultReviewTimeout
+	}
+	reviewCtx, cancel := context.WithTimeout(ctx, timeout)
+	rev, err := r.Reviewer.Review(reviewCtx, req)
+	cancel()
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return failed(v1alpha1.ReasonReviewTimeout, fmt.Sprintf("the answer took longer than the operator's --review-timeout of %s and was stopped%s", timeout, computed(rev))), nil
+	}
 	var buildErr *review.BuildError
 	if se, ok := review.IsScenarioError(err); ok {
 		return scenarioFailure(se), nil
@@ -217,6 +265,21 @@ func (r *schedulingReviewReconciler) answer(ctx context.Context, sr *v1alpha1.Sc
 		}
 	}
 	return out, nil
+}
+
+// computed says what a review stopped at its deadline had computed.
+func computed(a *review.Answer) string {
+	if a == nil {
+		return "; nothing was computed yet"
+	}
+	if sc := a.Scenario; sc != nil && sc.Minimize != nil && len(sc.Minimize.Tried) > 0 {
+		tried := make([]string, 0, len(sc.Minimize.Tried))
+		for _, t := range sc.Minimize.Tried {
+			tried = append(tried, fmt.Sprintf("%d nodes left %d pods unplaced", t.Count, t.Unplaced))
+		}
+		return "; minimize had tried: " + strings.Join(tried, ", ")
+	}
+	return fmt.Sprintf("; it had taken a snapshot of %s", plural(a.SnapshotNodes, "node"))
 }
 
 // draft converts spec.profileSpec as a SchedulerProfile of the same spec
@@ -283,6 +346,9 @@ func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error
 	if r.now == nil {
 		r.now = metav1.Now
 	}
+	if r.instance == "" {
+		r.instance = string(uuid.NewUUID())
+	}
 	registerReviewMetricsOnControllerRuntime()
 	return ctrl.ControllerManagedBy(mgr).
 		Named("schedulingreview").
@@ -302,5 +368,6 @@ func SetupReviews(mgr manager.Manager, reviewer review.Reviewer, opts Options) e
 		Reviewer:                 reviewer,
 		Plugins:                  opts.Plugins,
 		ExtenderSecretsNamespace: secretsNamespace(opts.ExtenderSecretsNamespace),
+		Timeout:                  opts.ReviewTimeout,
 	}).setupWithManager(mgr)
 }

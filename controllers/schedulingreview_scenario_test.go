@@ -27,6 +27,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -329,10 +330,6 @@ var _ = Describe("SchedulingReview scenarios", func() {
 				v1alpha1.ReasonInvalidScenario, "spec.scenario.addNodes[0].fromNode"},
 			{"a removed node that does not exist", v1alpha1.ReviewScenario{RemoveNodes: &v1alpha1.ScenarioNodeSelection{Names: []string{pool + "-nope"}}},
 				v1alpha1.ReasonInvalidScenario, "spec.scenario.removeNodes.names[0]"},
-			{"absurd minimize max", v1alpha1.ReviewScenario{Minimize: &v1alpha1.ScenarioMinimize{NodeShape: v1alpha1.NodeShape{FromNode: pool + "-n1"}, Max: 1 << 30}},
-				v1alpha1.ReasonScenarioTooLarge, "spec.scenario.minimize.max"},
-			{"replicas over the limit", v1alpha1.ReviewScenario{Pods: []v1alpha1.ScenarioPods{{PodTemplate: podTemplate, Replicas: 20000}}},
-				v1alpha1.ReasonScenarioTooLarge, "spec.scenario.pods[0].replicas"},
 			{"a report label that is no label", v1alpha1.ReviewScenario{ReportBy: "not a label"},
 				v1alpha1.ReasonInvalidScenario, "spec.scenario.reportBy"},
 		} {
@@ -344,6 +341,19 @@ var _ = Describe("SchedulingReview scenarios", func() {
 			Expect(failed).NotTo(BeNil(), "%s: %+v", tc.name, got.Status.Conditions)
 			Expect(failed.Reason).To(Equal(tc.reason), tc.name)
 			Expect(failed.Message).To(ContainSubstring(tc.inMessage), tc.name)
+		}
+
+		By("refusing at creation, naming the field, what is over the schema's budget")
+		for name, tc := range map[string]struct {
+			scenario v1alpha1.ReviewScenario
+			field    string
+		}{
+			"absurd-minimize-max": {v1alpha1.ReviewScenario{Minimize: &v1alpha1.ScenarioMinimize{NodeShape: v1alpha1.NodeShape{FromNode: pool + "-n1"}, Max: 1 << 30}}, "spec.scenario.minimize.max"},
+			"replicas-over-the-limit": {v1alpha1.ReviewScenario{Pods: []v1alpha1.ScenarioPods{{PodTemplate: podTemplate, Replicas: 20000}}}, "spec.scenario.pods[0].replicas"},
+		} {
+			err := k8s.Create(suiteCtx, newReview(ns, "bad-"+name, v1alpha1.SchedulingReviewSpec{Profile: profile, Scenario: &tc.scenario}))
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%s: %v", name, err)
+			Expect(err.Error()).To(ContainSubstring(tc.field), name)
 		}
 
 		By("removing every node: an answer, every pod unplaced")

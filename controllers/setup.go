@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,7 +94,15 @@ type Options struct {
 	// reconciler reads namespace labels from it, so namespaces are watched
 	// once. Nil means the manager's cache.
 	Namespaces coreinformers.NamespaceInformer
+	// ReviewTimeout bounds the answer of one SchedulingReview
+	// (--review-timeout): past it the review is Failed (ReviewTimeout),
+	// with what it had computed, and what it held is released. Zero means
+	// DefaultReviewTimeout.
+	ReviewTimeout time.Duration
 }
+
+// DefaultReviewTimeout is ReviewTimeout unset.
+const DefaultReviewTimeout = 30 * time.Second
 
 // Setup registers the SchedulerProfile, ExtenderConfig and ProfileRoute
 // reconcilers, the

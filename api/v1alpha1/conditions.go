@@ -105,12 +105,26 @@ const (
 	// ConditionFailed is True when a review cannot be answered; the
 	// message names the field at fault.
 	ConditionFailed = "Failed"
+	// ConditionAnswering is True while an operator answers the review; its
+	// message names the operator process. A review found Answering by
+	// another process (the one answering it died, or lost its lease) is
+	// answered Failed (OperatorRestarted), never started again.
+	ConditionAnswering = "Answering"
 )
 
 // SchedulingReview condition reasons.
 const (
 	// ReasonAnswered: the review was evaluated.
 	ReasonAnswered = "Answered"
+	// ReasonAnswering: an operator is answering the review.
+	ReasonAnswering = "Answering"
+	// ReasonOperatorRestarted: the operator process that was answering
+	// the review is gone; the review is not answered again (it may be
+	// what stopped it).
+	ReasonOperatorRestarted = "OperatorRestarted"
+	// ReasonReviewTimeout: the answer took longer than the operator's
+	// --review-timeout; the message says what it had computed.
+	ReasonReviewTimeout = "ReviewTimeout"
 	// ReasonPodNotFound: spec.podName names no pod of the namespace.
 	ReasonPodNotFound = "PodNotFound"
 	// ReasonInvalidPodTemplate: spec.podTemplate cannot be decoded.

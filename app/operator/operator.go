@@ -128,6 +128,12 @@ type Options struct {
 	// ScenarioMaxNodes and ScenarioMaxPods bound a SchedulingReview's
 	// scenario once expanded; a larger one is refused, naming the field.
 	ScenarioMaxNodes, ScenarioMaxPods int
+	// ReviewTimeout bounds the answer of one SchedulingReview; past it the
+	// review is Failed (ReviewTimeout) with what it had computed.
+	ReviewTimeout time.Duration
+	// ScenarioMaxNodePods bounds pods times nodes of a scenario, its
+	// memory estimate; a larger one is refused, naming the field.
+	ScenarioMaxNodePods int
 
 	// Webhook, when set, serves the validating admission webhooks of
 	// SchedulerProfile and ExtenderConfig.
@@ -184,6 +190,8 @@ func Defaults() Options {
 		BindArbiterConcurrency:        controllers.DefaultBindWebhookConcurrency,
 		ScenarioMaxNodes:              review.DefaultScenarioLimits.Nodes,
 		ScenarioMaxPods:               review.DefaultScenarioLimits.Pods,
+		ScenarioMaxNodePods:           review.DefaultScenarioLimits.NodePods,
+		ReviewTimeout:                 controllers.DefaultReviewTimeout,
 	}
 }
 
@@ -238,6 +246,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		ExtenderSecretsNamespace: o.ExtenderSecretsNamespace,
 		OperatorNamespace:        podNamespace(),
 		RoutesPolicyName:         o.RoutesPolicyName,
+		ReviewTimeout:            o.ReviewTimeout,
 		// The scheduler's informer: namespaces are watched once.
 		Namespaces: factory.Core().V1().Namespaces(),
 	}
@@ -265,7 +274,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		return nil, fmt.Errorf("setting up controllers: %w", err)
 	}
 	// The reviews are questions asked of the scheduler (package review).
-	reviews := review.New(sched, review.WithScenarioLimits(review.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods}))
+	reviews := review.New(sched, review.WithScenarioLimits(review.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods, NodePods: o.ScenarioMaxNodePods}))
 	// A rollout's shadow step judges live pods as a review does.
 	sched.SetShadowJudge(reviews)
 	if err := controllers.SetupReviews(mgr, reviews, copts); err != nil {

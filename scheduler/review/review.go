@@ -259,6 +259,9 @@ func WithScenarioLimits(l ScenarioLimits) Option {
 		if l.Pods > 0 {
 			o.scenarioLimits.Pods = l.Pods
 		}
+		if l.NodePods > 0 {
+			o.scenarioLimits.NodePods = l.NodePods
+		}
 	}
 }
 

@@ -219,7 +219,9 @@ func (rs *Reviews) scenario(ctx context.Context, rc *cycle, prof scheduler.Profi
 	} else {
 		out.Minimize = &MinimizeAnswer{Count: -1, Max: sc.Minimize.Max}
 		if last, err = minimize(sc.Minimize.Max, out.Minimize, run); err != nil {
-			return nil, err
+			// The counts tried so far are what a review stopped at its
+			// deadline had computed.
+			return out, err
 		}
 	}
 	out.Pods, out.Groups, out.AddedNodes = last.pods, last.groups, len(p.added)+last.minimizeNodes

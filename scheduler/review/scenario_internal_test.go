@@ -249,3 +249,43 @@ func TestPoolsSumByLabel(t *testing.T) {
 	g.Expect(got["green"].Memory.Requested).To(Equal(int64(500 << 20)))
 	g.Expect(pools(all, "")).To(HaveKey(""))
 }
+
+// A scenario whose pods times nodes, the estimate of the memory it
+// takes, is over the budget is refused before it runs, naming the field;
+// minimize's max counts as nodes.
+func TestScenarioNodePodsBudget(t *testing.T) {
+	nodes := []*v1.Node{scenarioNode("a", "blue"), scenarioNode("b", "blue"), scenarioNode("c", "green")}
+	podTemplate := testenv.BenchPod("extra", "sched")
+	podTemplate.UID = "extra"
+	for _, tc := range []struct {
+		name     string
+		sc       Scenario
+		tooLarge bool
+	}{
+		{name: "4 pods on 5 nodes, under 20", sc: Scenario{AddNodes: []NodeShape{{FromNode: "a", Count: 2}}, Pods: []ScenarioPods{{Template: podTemplate, Replicas: 4}}}},
+		{name: "5 pods on 5 nodes, over 20", sc: Scenario{AddNodes: []NodeShape{{FromNode: "a", Count: 2}}, Pods: []ScenarioPods{{Template: podTemplate, Replicas: 5}}}, tooLarge: true},
+		{name: "4 pods on 3 nodes and up to 3 more", sc: Scenario{Minimize: &Minimize{Shape: NodeShape{FromNode: "a"}, Max: 3}, Pods: []ScenarioPods{{Template: podTemplate, Replicas: 4}}}, tooLarge: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			snapshot := internalcache.NewSnapshot(nil, nodes)
+			limits := ScenarioLimits{Nodes: 10, Pods: 10, NodePods: 20}
+			rs := &Reviews{opts: options{scenarioLimits: limits}}
+			rc := &cycle{reviewFramework: &reviewFramework{snapshot: snapshot}}
+			base, err := snapshot.List()
+			g.Expect(err).NotTo(HaveOccurred())
+			p, err := rs.planScenario(rc, &tc.sc, base)
+			g.Expect(err).NotTo(HaveOccurred())
+			err = p.checkPods(limits, &tc.sc)
+			if !tc.tooLarge {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			se, ok := IsScenarioError(err)
+			g.Expect(ok).To(BeTrue(), "error %v", err)
+			g.Expect(se.TooLarge).To(BeTrue())
+			g.Expect(se.Field).To(Equal("pods"))
+			g.Expect(se.Error()).To(ContainSubstring("over the operator's memory budget of 20 (--scenario-max-node-pods)"))
+		})
+	}
+}
