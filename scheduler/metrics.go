@@ -277,3 +277,23 @@ func observeGeneration(profile, role string, o outcome, latency time.Duration) {
 		rolloutAttempts.WithLabelValues(profile, role, "error").Inc()
 	}
 }
+
+// forgetProfileSeries removes the series of a removed profile from every
+// metric of this package labelled by profile (or by its loop), so that a
+// deleted profile leaves no series behind at the next scrape. Upstream's
+// scheduler_* series labelled by profile are upstream's and stay, as in
+// kube-scheduler.
+func forgetProfileSeries(name string) {
+	byProfile := prometheus.Labels{"profile": name}
+	for _, v := range []*prometheus.MetricVec{
+		profileSwaps.MetricVec, profileSwapDuration.MetricVec, bindChecksRefused.MetricVec, bindCheckSettles.MetricVec,
+		bindCheckDuration.MetricVec, loopAssumeConflicts.MetricVec, rolloutCandidatePercent.MetricVec,
+		rolloutAttempts.MetricVec, rolloutLatency.MetricVec,
+		ExtenderCalls.MetricVec, ExtenderErrors.MetricVec, ExtenderCallDuration.MetricVec,
+	} {
+		v.DeletePartialMatch(byProfile)
+	}
+	byLoop := prometheus.Labels{"loop": name}
+	loopBusySeconds.DeletePartialMatch(byLoop)
+	loopWaitSeconds.DeletePartialMatch(byLoop)
+}

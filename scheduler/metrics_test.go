@@ -18,6 +18,7 @@ package scheduler
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -103,4 +104,44 @@ func histogramCount(t *testing.T, profile, result string) uint64 {
 		t.Fatal(err)
 	}
 	return m.GetHistogram().GetSampleCount()
+}
+
+// TestRemovedProfileLeavesNoSeries: a removed profile's series of this
+// package are gone at the next scrape (a deleted profile raises no stale
+// alert and costs no series).
+func TestRemovedProfileLeavesNoSeries(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	s := newUnstartedScheduler(t)
+	defer s.shutdown(klog.Background())
+	_, err := s.Apply(ctx, testProfile(t, "m-gone"))
+	g.Expect(err).NotTo(HaveOccurred())
+	bindChecksRefused.WithLabelValues("m-gone", "NodeResourcesFit").Inc()
+	loopBusySeconds.WithLabelValues("m-gone").Add(1)
+	_, err = s.Apply(ctx, testProfile(t, "m-stays"))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	series := func(profile string) []string {
+		families, err := ctrlmetrics.Registry.Gather()
+		g.Expect(err).NotTo(HaveOccurred())
+		var out []string
+		for _, f := range families {
+			if !strings.HasPrefix(f.GetName(), "profile_scheduler_") {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if (l.GetName() == "profile" || l.GetName() == "loop") && l.GetValue() == profile {
+						out = append(out, f.GetName())
+					}
+				}
+			}
+		}
+		return out
+	}
+	g.Expect(series("m-gone")).To(ContainElements("profile_scheduler_profile_swaps_total", "profile_scheduler_bind_checks_refused_total",
+		"profile_scheduler_scheduling_loop_busy_seconds_total"))
+	g.Expect(s.Remove(ctx, "m-gone")).To(BeTrue())
+	g.Expect(series("m-gone")).To(BeEmpty())
+	g.Expect(series("m-stays")).To(ContainElement("profile_scheduler_profile_swaps_total"))
 }

@@ -292,6 +292,7 @@ func (s *Scheduler) Remove(ctx context.Context, schedulerName string) bool {
 	s.profiles.Store(&next)
 	s.stopLoop(schedulerName)
 	prev.retire(logger)
+	forgetProfileSeries(schedulerName)
 	logger.V(2).Info("Profile removed", "profile", schedulerName, "droppedPods", dropped)
 	return true
 }
