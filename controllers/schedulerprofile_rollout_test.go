@@ -209,90 +209,32 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		boundNode(createPod(ns, "after", pool, onPool(pool), requestingNothing), timeout)
 	})
 
-	It("counts a canary plugin's panic as its error and rolls it back, the operator alive", func() {
-		const pool = "ro-panic"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
-
-		sp := getProfile(pool)
-		sp.Spec.Plugins = &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicFilterName}}}}
-		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)}}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
-		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
-		pods := createPods(ns, "p", pool, pool, 10)
-		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
-		Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
-		for _, p := range pods {
-			boundNode(p, timeout)
-		}
-	})
-
-	DescribeTable("contains a canary plugin's panic past the assume, every pod bound in the end, none left assumed, the operator alive",
-		func(pool string, plugins v1alpha1.Plugins) {
-			servingOnPool(pool, 2)
-			ns := createNamespace(pool)
-
-			sp := getProfile(pool)
-			sp.Spec.Plugins = &plugins
-			sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)}}
-			Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
-			rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
-			pods := createPods(ns, "p", pool, pool, 10)
-			refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
-			Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
+	DescribeTable("contains a canary plugin's panic wherever it happens: the canary rolled back on its errors, every pod bound in the end, none left assumed, the operator alive",
+		func(pool string, plugins v1alpha1.Plugins, step v1alpha1.RolloutStep, reason string) {
+			pods := panickingRollout(pool, plugins, step)
+			// A rolled-back candidate's pods are scheduled again by the
+			// serving generation.
 			for _, p := range pods {
 				boundNode(p, timeout)
 			}
+			refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+			Expect(readyMessage(refused)).To(MatchRegexp(reason))
+			Expect(op.sched.Serving(pool)).To(BeTrue())
 			// A pod left assumed would hold its node's room in the cache
-			// for ever: once every pod is bound the cache holds them as
-			// bound, and none assumed.
-			Eventually(func() int { return assumedPods(pool) }).WithTimeout(timeout).Should(BeZero())
+			// for ever: once every pod is bound the cache holds none as
+			// assumed.
+			Eventually(func() int { return op.sched.AssumedPods(pool) }).WithTimeout(timeout).Should(BeZero())
 		},
-		Entry("Reserve", "ro-panic-reserve", v1alpha1.Plugins{Reserve: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicReserveName}}}}),
-		Entry("Permit", "ro-panic-permit", v1alpha1.Plugins{Permit: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicPermitName}}}}),
-		Entry("PreBind", "ro-panic-prebind", v1alpha1.Plugins{PreBind: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicPreBindName}}}}),
-		Entry("Bind", "ro-panic-bind", v1alpha1.Plugins{Bind: v1alpha1.PluginSet{
-			Enabled: []v1alpha1.Plugin{{Name: panicBindName}}, Disabled: []v1alpha1.Plugin{{Name: "*"}}}}),
+		Entry("Filter, in the parallel workers", "ro-panic", enabledAt("Filter", panicFilterName), canary(50, 10*time.Second), "Errors"),
+		Entry("Reserve, past the assume", "ro-panic-reserve", enabledAt("Reserve", panicReserveName), canary(50, 10*time.Second), "Errors"),
+		Entry("Permit", "ro-panic-permit", enabledAt("Permit", panicPermitName), canary(50, 10*time.Second), "Errors"),
+		Entry("PreBind, in the binding cycle", "ro-panic-prebind", enabledAt("PreBind", panicPreBindName), canary(50, 10*time.Second), "Errors"),
+		Entry("Bind", "ro-panic-bind", enabledAt("Bind", panicBindName), canary(50, 10*time.Second), "Errors"),
+		Entry("PostBind, the pod bound", "ro-panic-postbind", enabledAt("PostBind", panicPostBindName), canary(50, 10*time.Second), "Errors"),
+		// Nodes whose Filter panicked are neither feasible nor refused:
+		// the shadow agrees on none, and its panics count as errors.
+		Entry("Filter, in the shadow's judgement", "ro-panic-shadow", enabledAt("Filter", panicFilterName), shadowStep(10*time.Second), "Errors|ShadowAgreement"),
 	)
-
-	It("counts a canary's PostBind panic against it, the pod bound", func() {
-		const pool = "ro-panic-postbind"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
-
-		sp := getProfile(pool)
-		sp.Spec.Plugins = &v1alpha1.Plugins{PostBind: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicPostBindName}}}}
-		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)}}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
-		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
-		pods := createPods(ns, "p", pool, pool, 10)
-		for _, p := range pods {
-			boundNode(p, timeout)
-		}
-		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
-		Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
-	})
-
-	It("counts a plugin's panic in the shadow's judgement against the candidate, the operator alive", func() {
-		const pool = "ro-panic-shadow"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
-
-		sp := getProfile(pool)
-		sp.Spec.Plugins = &v1alpha1.Plugins{Filter: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: panicFilterName}}}}
-		sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{shadowStep(10 * time.Second)}}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
-		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
-		pods := createPods(ns, "p", pool, pool, 10)
-		for _, p := range pods {
-			boundNode(p, timeout)
-		}
-		// Nodes whose Filter panicked are neither feasible nor refused: the
-		// shadow agrees on none, and its panics count as errors.
-		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
-		Expect(readyMessage(refused)).To(MatchRegexp("Errors|ShadowAgreement"))
-		Expect(op.sched.Serving(pool)).To(BeTrue())
-	})
 
 	It("rolls the newest of two changes out, and retires both generations when the profile is deleted", func() {
 		const pool = "ro-twice"
@@ -425,5 +367,39 @@ var _ = Describe("SchedulerProfile rollout", func() {
 	})
 })
 
-// assumedPods counts the operator's cache's assumed pods of schedulerName.
-func assumedPods(schedulerName string) int { return op.sched.AssumedPods(schedulerName) }
+// panickingRollout serves pool, rolls plugins out on it with one step,
+// and creates ten pods of pool while the step runs.
+func panickingRollout(pool string, plugins v1alpha1.Plugins, step v1alpha1.RolloutStep) []*corev1.Pod {
+	GinkgoHelper()
+	servingOnPool(pool, 2)
+	ns := createNamespace(pool)
+	sp := getProfile(pool)
+	sp.Spec.Plugins = &plugins
+	sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{step}}
+	Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+	rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+	return createPods(ns, "p", pool, pool, 10)
+}
+
+// enabledAt enables plugin at one extension point; at Bind it replaces
+// the default binder.
+func enabledAt(point, plugin string) v1alpha1.Plugins {
+	set := v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: plugin}}}
+	var p v1alpha1.Plugins
+	switch point {
+	case "Filter":
+		p.Filter = set
+	case "Reserve":
+		p.Reserve = set
+	case "Permit":
+		p.Permit = set
+	case "PreBind":
+		p.PreBind = set
+	case "Bind":
+		set.Disabled = []v1alpha1.Plugin{{Name: "*"}}
+		p.Bind = set
+	case "PostBind":
+		p.PostBind = set
+	}
+	return p
+}
