@@ -151,7 +151,11 @@ type PromoteRun struct {
 	// LongestGapMillis is the longest time without a bind from the change
 	// to the end of the load.
 	LongestGapMillis float64                  `json:"longestGapMillis"`
-	Analysis         []v1alpha1.RolloutMetric `json:"analysis,omitempty"`
+	// Timeline is each generation's binds per second and p99 latency
+	// (creation to bind) per window of TimelineWindow, from the change to
+	// the end of the load (GenerationTimeline).
+	Timeline []GenerationWindow      `json:"timeline,omitempty"`
+	Analysis []v1alpha1.RolloutMetric `json:"analysis,omitempty"`
 	Shadow           *v1alpha1.ShadowResult   `json:"shadow,omitempty"`
 	Error            string                   `json:"error,omitempty"`
 }
@@ -740,6 +744,10 @@ func (r *Runner) promote(ctx context.Context, c *workloads.Case, vals map[string
 	}
 	gap, _ := stats.LongestGap(applied, loadEnd, binds)
 	run.LongestGapMillis = millis(gap)
+	if len(times) >= 3 && run.Phase == v1alpha1.RolloutPromoted {
+		pods := append(e.rec.Pods(loadA), e.rec.Pods(loadB)...)
+		run.Timeline = GenerationTimeline(pods, applied, times[1], times[2], loadEnd, rv.PromotePercent)
+	}
 	over, overErr := r.overcommitted(ctx)
 	run.Overcommitted = over
 	r.logf("rollout/promote: %s: %s after %.0f ms; %d created, %d bound, %d lost, %d bound twice; longest gap %.0f ms; changes %+v",
@@ -771,4 +779,57 @@ func rolloutChanges(seen []RolloutSeen, gen int64, applied time.Time) ([]time.Ti
 		}
 	}
 	return times, whats
+}
+
+// TimelineWindow is the width of a window of a promotion's timeline.
+const TimelineWindow = 2 * time.Second
+
+// GenerationWindow is what one generation bound in one window of a
+// promotion: Candidate is the new generation (in its canary share, then,
+// promoted, for every pod), else the generation that served before.
+type GenerationWindow struct {
+	AtSeconds      float64 `json:"atSeconds"`
+	Candidate      bool    `json:"candidate"`
+	Pods           int     `json:"pods"`
+	BindsPerSecond float64 `json:"bindsPerSecond"`
+	P99Millis      float64 `json:"p99Millis"`
+}
+
+// GenerationTimeline splits the pods bound from applied to loadEnd by the
+// generation that bound them, as the operator decides it: before
+// canaryStart the serving one (the shadow step decides nothing), from
+// canaryStart to promoted the candidate for the pods of its canary share
+// (CanaryBucket of the pod's UID under percent), from promoted the
+// candidate for all. A pod's generation is judged at its bind, which
+// follows its cycle by one round trip. Each window gives each
+// generation's binds per second and the p99 of its pods' creation to
+// bind.
+func GenerationTimeline(pods []PodState, applied, canaryStart, promoted, loadEnd time.Time, percent int) []GenerationWindow {
+	type acc struct{ lat []float64 }
+	n := int(loadEnd.Sub(applied)/TimelineWindow) + 1
+	wins := make([][2]acc, n)
+	for _, p := range pods {
+		if p.Bound.IsZero() || p.Bound.Before(applied) || !p.Bound.Before(loadEnd) {
+			continue
+		}
+		candidate := !p.Bound.Before(promoted) || (!p.Bound.Before(canaryStart) && CanaryBucket(p.UID) < percent)
+		w := int(p.Bound.Sub(applied) / TimelineWindow)
+		g := 0
+		if candidate {
+			g = 1
+		}
+		wins[w][g].lat = append(wins[w][g].lat, millis(p.Bound.Sub(p.Created)))
+	}
+	var out []GenerationWindow
+	for w := range wins {
+		for g, a := range wins[w] {
+			gw := GenerationWindow{AtSeconds: float64(w) * TimelineWindow.Seconds(), Candidate: g == 1, Pods: len(a.lat),
+				BindsPerSecond: float64(len(a.lat)) / TimelineWindow.Seconds()}
+			if len(a.lat) > 0 {
+				gw.P99Millis = stats.Summarize(a.lat).P99
+			}
+			out = append(out, gw)
+		}
+	}
+	return out
 }

@@ -259,7 +259,11 @@ func SwapChart(runs []*harness.SwapRun, path string) error {
 	rate.Draw(canvases[1][0])
 	legend.YOffs = -vg.Points(24)
 	legend.Draw(draw.Crop(dc, width-legendWidth+vg.Points(8), 0, 0, 0))
+	return saveCanvas(cw, path)
+}
 
+// saveCanvas writes a drawn chart to path.
+func saveCanvas(cw vg.CanvasWriterTo, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

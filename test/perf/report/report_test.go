@@ -19,6 +19,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -322,5 +323,33 @@ func TestControlPlaneStallNoted(t *testing.T) {
 	}
 	if strings.Contains(md, "basic/latency/ours: the harness") {
 		t.Errorf("a stall noted for a run without one:\n%s", md)
+	}
+}
+
+func TestRolloutChart(t *testing.T) {
+	applied := time.Unix(1000, 0)
+	var pods []harness.PodState
+	for i := range 100 {
+		bound := applied.Add(time.Duration(i) * 100 * time.Millisecond)
+		pods = append(pods, harness.PodState{UID: fmt.Sprintf("uid-%d", i), Created: bound.Add(-50 * time.Millisecond), Bound: bound})
+	}
+	run := &harness.PromoteRun{Generation: 2, Rate: 10, Steps: "shadow 4s, canary 50% 4s",
+		Timeline: harness.GenerationTimeline(pods, applied, applied.Add(4*time.Second), applied.Add(8*time.Second), applied.Add(10*time.Second), 50),
+		Changes:  []harness.RolloutChange{{What: "change applied (step 1)"}, {What: "step 2: canary 50%", AtSeconds: 4}, {What: "promoted", AtSeconds: 8}}}
+	path := filepath.Join(t.TempDir(), "rollout.svg")
+	if err := RolloutChart(run, path); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "generation 2 (candidate, then promoted)", "4 s: step 2: canary 50%"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("the chart has no %q", want)
+		}
+	}
+	if err := RolloutChart(&harness.PromoteRun{}, path); err == nil {
+		t.Error("a run without a timeline is drawn")
 	}
 }

@@ -402,9 +402,16 @@ func writeReport(rep *report.Report, dir string) error {
 	if err := errors.Join(rep.WriteMarkdown(mf), mf.Close()); err != nil {
 		return err
 	}
+	var errs []error
 	if len(rep.Swaps) > 0 {
-		return errors.Join(report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg")),
+		errs = append(errs, report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.svg")),
 			report.SwapChart(rep.Swaps, filepath.Join(dir, "swap.png")))
 	}
-	return nil
+	for _, r := range rep.Rollouts {
+		if r.Promote != nil && len(r.Promote.Timeline) > 0 {
+			errs = append(errs, report.RolloutChart(r.Promote, filepath.Join(dir, "rollout.svg")))
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
