@@ -52,6 +52,9 @@ type cycle struct {
 	// assumed are the pods placed on the snapshot (assume), in order;
 	// end takes them off again.
 	assumed []*v1.Pod
+	// ended: end ran (a scenario ends its cycle once it has planned,
+	// before its runs; the review's own end then does nothing).
+	ended bool
 }
 
 // assume puts a placed pod on the review's snapshot, for the pods after
@@ -111,6 +114,10 @@ func (rs *Reviews) startReviewCycle(ctx context.Context, draft *scheduler.Profil
 // end hands the review snapshot to the next review, with a bound pod the
 // review took off its node put back, and closes a draft's framework.
 func (rc *cycle) end() {
+	if rc.ended {
+		return
+	}
+	rc.ended = true
 	// The pods placed, last first (the snapshot's LIFO contract).
 	for i := len(rc.assumed) - 1; i >= 0; i-- {
 		if err := rc.snapshot.ForgetPod(klog.Background(), rc.assumed[i]); err != nil {

@@ -63,6 +63,11 @@ limitations under the License.
 // one core from the cycle's parallel passes. Its CPU carries the pprof
 // label work=review. Make one Reviews per scheduler: it owns the shared
 // snapshot, and the framework attached to a generation is built on it.
+// A scenario holds the shared snapshot only while it plans (its runs have
+// snapshots of their own), so a long minimize search never keeps another
+// review, or a rollout's shadow, waiting. A review's context bounds it:
+// past its deadline it stops between pods and returns what it had
+// computed (a scenario's minimize trials) with the error.
 //
 // Explaining a pod, Filter runs on every node (the nodes the live cycle
 // would reach are marked), every feasible node is scored and ranked, and

@@ -204,6 +204,12 @@ func (rs *Reviews) scenario(ctx context.Context, rc *cycle, prof scheduler.Profi
 	}
 	out := &ScenarioAnswer{RemovedNodes: p.removed.Len(), NotMoved: p.notMoved}
 	before := pools(base, sc.ReportBy)
+	// The plan holds what the runs need (the nodes and pods as objects,
+	// the pods to place as copies): the reviews' snapshot goes to the
+	// next review now, not after the runs, which may take long (minimize).
+	// Another review, or a rollout's shadow, waits on a scenario no
+	// longer than its plan.
+	rc.end()
 
 	run := func(n int) (*scenarioRun, error) {
 		if err := ctx.Err(); err != nil {
