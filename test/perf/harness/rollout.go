@@ -806,10 +806,12 @@ type GenerationWindow struct {
 // bind.
 func GenerationTimeline(pods []PodState, applied, canaryStart, promoted, loadEnd time.Time, percent int) []GenerationWindow {
 	type acc struct{ lat []float64 }
-	n := int(loadEnd.Sub(applied)/TimelineWindow) + 1
+	// Whole windows only: a last part-window would show a drop that is
+	// the end of the load.
+	n := int(loadEnd.Sub(applied) / TimelineWindow)
 	wins := make([][2]acc, n)
 	for _, p := range pods {
-		if p.Bound.IsZero() || p.Bound.Before(applied) || !p.Bound.Before(loadEnd) {
+		if p.Bound.IsZero() || p.Bound.Before(applied) || !p.Bound.Before(applied.Add(time.Duration(n)*TimelineWindow)) {
 			continue
 		}
 		candidate := !p.Bound.Before(promoted) || (!p.Bound.Before(canaryStart) && CanaryBucket(p.UID) < percent)

@@ -43,7 +43,7 @@ func TestGenerationTimeline(t *testing.T) {
 	pods = append(pods, PodState{UID: "late", Created: end, Bound: end.Add(time.Second)}, PodState{UID: "pending", Created: applied})
 
 	wins := GenerationTimeline(pods, applied, canary, promoted, end, 50)
-	g.Expect(wins).To(HaveLen(12), "six windows of 2 s (the last one empty), two generations each")
+	g.Expect(wins).To(HaveLen(10), "five whole windows of 2 s, two generations each")
 	count := map[bool]int{}
 	for _, w := range wins {
 		count[w.Candidate] += w.Pods

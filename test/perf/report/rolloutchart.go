@@ -98,6 +98,7 @@ func RolloutChart(run *harness.PromoteRun, path string) error {
 	rate.Y.Max, lat.Y.Max = maxRate*1.15, maxLat*1.15
 	for _, c := range run.Changes {
 		if c.AtSeconds <= 0 {
+			legend.Add(fmt.Sprintf("0 s: %s", c.What))
 			continue
 		}
 		for _, p := range []*plot.Plot{rate, lat} {
