@@ -160,6 +160,7 @@ type ExtenderConfigStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Cluster,shortName=ec,categories=scheduling
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.urlPrefix`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

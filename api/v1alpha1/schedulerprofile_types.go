@@ -263,6 +263,7 @@ type ResolvedExtender struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Cluster,shortName=sp,categories=scheduling
 // +kubebuilder:printcolumn:name="Scheduler",type=string,JSONPath=`.status.schedulerName`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -385,6 +385,7 @@ type WhatIfPod struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Namespaced,shortName=sr,categories=scheduling
 // +kubebuilder:printcolumn:name="Pod",type=string,JSONPath=`.spec.podName`
 // +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.status.group.verdict`,priority=10
