@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,9 @@ type schedulingReviewReconciler struct {
 
 	// Timeout bounds one answer (Options.ReviewTimeout).
 	Timeout time.Duration
+	// Concurrency is how many reviews are answered at once
+	// (Options.ReviewConcurrency).
+	Concurrency int
 	// instance names this operator process in the Answering condition.
 	instance string
 	now      func() metav1.Time
@@ -340,8 +344,9 @@ func ttl(sr *v1alpha1.SchedulingReview) time.Duration {
 	return time.Duration(*sr.Spec.TTLSecondsAfterFinished) * time.Second
 }
 
-// setupWithManager registers the reconciler. Reviews are answered one at
-// a time: each filters every node (a draft also builds its framework).
+// setupWithManager registers the reconciler. Reviews are answered up to
+// Concurrency at a time; they take turns on the reviews' snapshot
+// (package review), a scenario only while it plans.
 func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now
@@ -353,7 +358,7 @@ func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error
 	return ctrl.ControllerManagedBy(mgr).
 		Named("schedulingreview").
 		For(&v1alpha1.SchedulingReview{}).
-		WithOptions(ctrlOptions(1)).
+		WithOptions(ctrlOptions(max(r.Concurrency, 1))).
 		Complete(r)
 }
 
@@ -369,5 +374,6 @@ func SetupReviews(mgr manager.Manager, reviewer review.Reviewer, opts Options) e
 		Plugins:                  opts.Plugins,
 		ExtenderSecretsNamespace: secretsNamespace(opts.ExtenderSecretsNamespace),
 		Timeout:                  opts.ReviewTimeout,
+		Concurrency:              cmp.Or(opts.ReviewConcurrency, DefaultReviewConcurrency),
 	}).setupWithManager(mgr)
 }

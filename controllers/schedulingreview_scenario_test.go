@@ -348,7 +348,7 @@ var _ = Describe("SchedulingReview scenarios", func() {
 			scenario v1alpha1.ReviewScenario
 			field    string
 		}{
-			"absurd-minimize-max": {v1alpha1.ReviewScenario{Minimize: &v1alpha1.ScenarioMinimize{NodeShape: v1alpha1.NodeShape{FromNode: pool + "-n1"}, Max: 1 << 30}}, "spec.scenario.minimize.max"},
+			"absurd-minimize-max":     {v1alpha1.ReviewScenario{Minimize: &v1alpha1.ScenarioMinimize{NodeShape: v1alpha1.NodeShape{FromNode: pool + "-n1"}, Max: 1 << 30}}, "spec.scenario.minimize.max"},
 			"replicas-over-the-limit": {v1alpha1.ReviewScenario{Pods: []v1alpha1.ScenarioPods{{PodTemplate: podTemplate, Replicas: 20000}}}, "spec.scenario.pods[0].replicas"},
 		} {
 			err := k8s.Create(suiteCtx, newReview(ns, "bad-"+name, v1alpha1.SchedulingReviewSpec{Profile: profile, Scenario: &tc.scenario}))

@@ -99,7 +99,16 @@ type Options struct {
 	// with what it had computed, and what it held is released. Zero means
 	// DefaultReviewTimeout.
 	ReviewTimeout time.Duration
+	// ReviewConcurrency is how many SchedulingReviews are answered at
+	// once (--review-concurrency): a long one (a scenario's runs) keeps
+	// the others waiting no longer than its plan. Zero means
+	// DefaultReviewConcurrency.
+	ReviewConcurrency int
 }
+
+// DefaultReviewConcurrency is ReviewConcurrency unset: each review at
+// its budget takes about a tenth of the chart's memory limit.
+const DefaultReviewConcurrency = 4
 
 // DefaultReviewTimeout is ReviewTimeout unset.
 const DefaultReviewTimeout = 30 * time.Second

@@ -72,7 +72,7 @@ var _ = Describe("A long scenario", func() {
 			}})
 			done <- err
 		}()
-		Eventually(entered).WithTimeout(30 * time.Second).Should(Receive(), "the scenario's run calls the extender")
+		Eventually(entered).WithTimeout(30*time.Second).Should(Receive(), "the scenario's run calls the extender")
 
 		By("another review, of the live profile, while the scenario's run waits on its extender")
 		// On its own goroutine: were the snapshot still held, it would wait

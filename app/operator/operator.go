@@ -131,6 +131,8 @@ type Options struct {
 	// ReviewTimeout bounds the answer of one SchedulingReview; past it the
 	// review is Failed (ReviewTimeout) with what it had computed.
 	ReviewTimeout time.Duration
+	// ReviewConcurrency is how many reviews are answered at once.
+	ReviewConcurrency int
 	// ScenarioMaxNodePods bounds pods times nodes of a scenario, its
 	// memory estimate; a larger one is refused, naming the field.
 	ScenarioMaxNodePods int
@@ -192,6 +194,7 @@ func Defaults() Options {
 		ScenarioMaxPods:               review.DefaultScenarioLimits.Pods,
 		ScenarioMaxNodePods:           review.DefaultScenarioLimits.NodePods,
 		ReviewTimeout:                 controllers.DefaultReviewTimeout,
+		ReviewConcurrency:             controllers.DefaultReviewConcurrency,
 	}
 }
 
@@ -247,6 +250,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		OperatorNamespace:        podNamespace(),
 		RoutesPolicyName:         o.RoutesPolicyName,
 		ReviewTimeout:            o.ReviewTimeout,
+		ReviewConcurrency:        o.ReviewConcurrency,
 		// The scheduler's informer: namespaces are watched once.
 		Namespaces: factory.Core().V1().Namespaces(),
 	}
