@@ -16,7 +16,7 @@
 #                                       schedulers, GC traces of them, kube-apiserver and etcd
 #
 # Results go to bench/results/<timestamp>/ (report.md, report.json,
-# swap.svg, logs of every scheduler process).
+# swap.svg, rollout.svg, logs of every scheduler process).
 
 # Keep the Makefile's default goal: these targets are not it.
 _bench_default_goal := $(.DEFAULT_GOAL)
