@@ -150,14 +150,14 @@ type PromoteRun struct {
 	Changes []RolloutChange `json:"changes"`
 	// LongestGapMillis is the longest time without a bind from the change
 	// to the end of the load.
-	LongestGapMillis float64                  `json:"longestGapMillis"`
+	LongestGapMillis float64 `json:"longestGapMillis"`
 	// Timeline is each generation's binds per second and p99 latency
 	// (creation to bind) per window of TimelineWindow, from the change to
 	// the end of the load (GenerationTimeline).
-	Timeline []GenerationWindow      `json:"timeline,omitempty"`
+	Timeline []GenerationWindow       `json:"timeline,omitempty"`
 	Analysis []v1alpha1.RolloutMetric `json:"analysis,omitempty"`
-	Shadow           *v1alpha1.ShadowResult   `json:"shadow,omitempty"`
-	Error            string                   `json:"error,omitempty"`
+	Shadow   *v1alpha1.ShadowResult   `json:"shadow,omitempty"`
+	Error    string                   `json:"error,omitempty"`
 }
 
 // RolloutChange is one change of a rollout's serving set.
