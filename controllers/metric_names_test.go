@@ -167,7 +167,7 @@ func checkUsedMetricsScraped() {
 		GinkgoWriter.Println("Some specs were left out: the metric names of the alerts and the dashboard are not checked against their workload")
 		return
 	}
-	By("a profile whose rollout of generation 2 generation 3 superseded, and a route, exist at scrape time")
+	By("a profile whose rollout of generation 2 generation 3 superseded, a pod it bound meanwhile, and a route, exist at scrape time")
 	const name = "metrics-check"
 	sp := newProfile(name, v1alpha1.SchedulerProfileSpec{Rollout: &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{shadowStep(10 * time.Minute)}}})
 	Expect(k8s.Create(suiteCtx, sp)).To(Succeed())
@@ -184,6 +184,9 @@ func checkUsedMetricsScraped() {
 			g.Expect(r.Phase).To(Equal(v1alpha1.RolloutProgressing))
 		}).WithTimeout(timeout).Should(Succeed())
 	}
+	// A pod the serving generation binds while the rollout runs gives the
+	// per-generation series (a deleted profile's went with it).
+	boundNode(createPod(createNamespace(name), "p", name, requestingNothing), timeout)
 	Expect(k8s.Create(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: v1alpha1.ProfileRouteSpec{Profile: name, NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"metrics-check": "true"}}}})).To(Succeed())
 	Eventually(func(g Gomega) {
