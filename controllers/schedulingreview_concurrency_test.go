@@ -17,10 +17,6 @@ limitations under the License.
 package controllers_test
 
 import (
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,36 +25,20 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
-	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
 )
 
 var _ = Describe("SchedulingReviews of two namespaces", func() {
 	It("answers one namespace's small review while another's scenario runs", func() {
 		id := rand.String(5)
 		// The draft's extender holds each filter call until released.
-		entered := make(chan struct{}, 16)
-		release := make(chan struct{})
-		var filtered atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var args extenderv1.ExtenderArgs
-			_ = json.NewDecoder(r.Body).Decode(&args)
-			entered <- struct{}{}
-			<-release
-			filtered.Add(1)
-			_ = json.NewEncoder(w).Encode(extenderv1.ExtenderFilterResult{Nodes: args.Nodes, NodeNames: args.NodeNames})
-		}))
-		DeferCleanup(srv.Close)
-		var released atomic.Bool
-		DeferCleanup(func() {
-			if released.CompareAndSwap(false, true) {
-				close(release)
-			}
-		})
+		ext := fakeextender.StartHeld()
+		DeferCleanup(ext.Close)
 		ec := &v1alpha1.ExtenderConfig{ObjectMeta: metav1.ObjectMeta{Name: "slow-" + id}, Spec: v1alpha1.ExtenderConfigSpec{
-			URLPrefix: srv.URL, FilterVerb: "filter", HTTPTimeout: &metav1.Duration{Duration: time.Minute}}}
+			URLPrefix: ext.URL, FilterVerb: "filter", HTTPTimeout: &metav1.Duration{Duration: time.Minute}}}
 		Expect(k8s.Create(suiteCtx, ec)).To(Succeed())
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, ec))).To(Succeed()) })
 		Eventually(func(g Gomega) {
@@ -77,17 +57,16 @@ var _ = Describe("SchedulingReviews of two namespaces", func() {
 			Scenario:    &v1alpha1.ReviewScenario{Pods: []v1alpha1.ScenarioPods{{PodTemplate: template, Replicas: 1}}},
 		})
 		Expect(k8s.Create(suiteCtx, long)).To(Succeed())
-		Eventually(entered).WithTimeout(timeout).Should(Receive(), "the scenario's run calls the extender")
+		Eventually(ext.Entered).WithTimeout(timeout).Should(Receive(), "the scenario's run calls the extender")
 
 		By("another namespace's review, while the scenario's run waits on its extender")
 		small := newReview(createNamespace("review-small"), "small", v1alpha1.SchedulingReviewSpec{Profile: live, PodTemplate: template})
 		Expect(k8s.Create(suiteCtx, small)).To(Succeed())
 		got := answered(small)
 		Expect(condition(got, v1alpha1.ConditionComplete)).NotTo(BeNil(), "%+v", got.Status.Conditions)
-		Expect(filtered.Load()).To(BeZero(), "answered while the scenario still ran")
+		Expect(ext.Answered()).To(BeZero(), "answered while the scenario still ran")
 
-		released.Store(true)
-		close(release)
+		ext.Release()
 		got = answered(long)
 		Expect(condition(got, v1alpha1.ConditionComplete)).NotTo(BeNil(), "%+v", got.Status.Conditions)
 	})

@@ -18,18 +18,14 @@ package scheduler_test
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
 	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 
@@ -43,26 +39,10 @@ var _ = Describe("A long scenario", func() {
 		Eventually(func() error { _, err := h.sched.Cache().GetNode("long-1"); return err }, 10*time.Second, 10*time.Millisecond).Should(Succeed())
 
 		// The draft's extender holds each filter call until released;
-		// entered says a run has started (the plan is done).
-		entered := make(chan struct{}, 16)
-		release := make(chan struct{})
-		var answered atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var args extenderv1.ExtenderArgs
-			_ = json.NewDecoder(r.Body).Decode(&args)
-			entered <- struct{}{}
-			<-release
-			answered.Add(1)
-			_ = json.NewEncoder(w).Encode(extenderv1.ExtenderFilterResult{Nodes: args.Nodes, NodeNames: args.NodeNames})
-		}))
-		DeferCleanup(srv.Close)
-		var released atomic.Bool
-		DeferCleanup(func() {
-			if released.CompareAndSwap(false, true) {
-				close(release)
-			}
-		})
-		draft := withExtenders(defaultProfile(name+"-draft"), config.Extender{URLPrefix: srv.URL, FilterVerb: "filter", HTTPTimeout: metav1.Duration{Duration: time.Minute}})
+		// ext.Entered says a run has started (the plan is done).
+		ext := fakeextender.StartHeld()
+		DeferCleanup(ext.Close)
+		draft := withExtenders(defaultProfile(name+"-draft"), config.Extender{URLPrefix: ext.URL, FilterVerb: "filter", HTTPTimeout: metav1.Duration{Duration: time.Minute}})
 
 		done := make(chan error, 1)
 		go func() {
@@ -72,7 +52,7 @@ var _ = Describe("A long scenario", func() {
 			}})
 			done <- err
 		}()
-		Eventually(entered).WithTimeout(30*time.Second).Should(Receive(), "the scenario's run calls the extender")
+		Eventually(ext.Entered).WithTimeout(30*time.Second).Should(Receive(), "the scenario's run calls the extender")
 
 		By("another review, of the live profile, while the scenario's run waits on its extender")
 		// On its own goroutine: were the snapshot still held, it would wait
@@ -88,11 +68,10 @@ var _ = Describe("A long scenario", func() {
 		Eventually(small).WithTimeout(15 * time.Second).Should(Receive(&r))
 		Expect(r.Pod).NotTo(BeNil())
 		Expect(r.Pod.SelectedNode).To(Equal("long-1"))
-		Expect(answered.Load()).To(BeZero(), "answered while the scenario's run was still waiting")
+		Expect(ext.Answered()).To(BeZero(), "answered while the scenario's run was still waiting")
 		Expect(done).NotTo(Receive())
 
-		released.Store(true)
-		close(release)
+		ext.Release()
 		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
 	})
 })
