@@ -36,7 +36,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/app/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 func newBoom(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
@@ -114,7 +114,7 @@ func TestImageBinaryLinksNoTestFramework(t *testing.T) {
 	for _, dep := range deps {
 		g.Expect(dep).NotTo(Or(
 			HavePrefix("sigs.k8s.io/controller-runtime/pkg/envtest"),
-			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/testenv"),
+			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/test/"),
 			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/controlplane"),
 			HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/local"),
 			HavePrefix("github.com/profile-scheduler/profile-scheduler/app/local"),
@@ -123,14 +123,14 @@ func TestImageBinaryLinksNoTestFramework(t *testing.T) {
 }
 
 // The local binary starts its control plane through internal/controlplane
-// and links none of the tests' fixtures (internal/testenv).
+// and links none of the tests' packages (internal/test/).
 func TestLocalBinaryLinksNoTestFixtures(t *testing.T) {
 	g := NewWithT(t)
 	out, err := exec.Command("go", "list", "-deps", "github.com/profile-scheduler/profile-scheduler/cmd/profile-scheduler-local").CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), string(out))
 	deps := strings.Fields(string(out))
 	g.Expect(deps).To(ContainElement("github.com/profile-scheduler/profile-scheduler/internal/controlplane"))
-	g.Expect(deps).NotTo(ContainElement(HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/testenv")))
+	g.Expect(deps).NotTo(ContainElement(HavePrefix("github.com/profile-scheduler/profile-scheduler/internal/test/")))
 }
 
 // Without package app/local, --local says what the binary lacks.

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv/fakeextender"
 )
 
 // startExtender starts a fake extender (plain HTTP, or TLS with a

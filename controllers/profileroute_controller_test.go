@@ -33,7 +33,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // Routes act inside kube-apiserver: every spec creates pods through the

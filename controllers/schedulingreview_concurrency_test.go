@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv/fakeextender"
 )
 
 var _ = Describe("SchedulingReviews of two namespaces", func() {

@@ -52,7 +52,7 @@ import (
 	internaloperator "github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/controllers"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 func lintText(t *testing.T, o Options, text string) Result {

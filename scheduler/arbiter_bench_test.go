@@ -23,7 +23,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 

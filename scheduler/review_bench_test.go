@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv/fakeextender"
 	"github.com/profile-scheduler/profile-scheduler/scheduler/review"
 )
 

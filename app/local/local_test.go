@@ -41,7 +41,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/app"
 	_ "github.com/profile-scheduler/profile-scheduler/app/local"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // assets is the repository's bin/k8s (or $KUBEBUILDER_ASSETS), found before

@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // The bash script loads, registers kubectl-sp, and turns what

@@ -23,7 +23,7 @@ limitations under the License.
 // (or a user module's) root, where bin/k8s and config/ are.
 //
 // Local mode (internal/local, app/local), the test fixtures
-// (internal/testenv) and the benchmark use it. The binary shipped in the
+// (internal/test/testenv) and the benchmark use it. The binary shipped in the
 // image never imports it (app's TestImageBinaryLinksNoTestFramework). It
 // never downloads anything, and a start that fails half way stops what it
 // started.

@@ -26,7 +26,7 @@ import (
 	"testing"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // lockedBuffer is written by a process's standard output and standard

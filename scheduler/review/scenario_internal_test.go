@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // The smallest count is found by bisection, and the answer always rests

@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 const (

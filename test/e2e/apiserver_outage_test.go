@@ -42,7 +42,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // apiServer is the suite's kube-apiserver process, found as the child of

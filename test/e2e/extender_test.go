@@ -22,7 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv/fakeextender"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv/fakeextender"
 )
 
 // newTLSExtender starts a fake HTTPS extender that serves until the spec

@@ -40,7 +40,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/app/operator"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 var (

@@ -27,7 +27,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"

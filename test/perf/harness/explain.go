@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )

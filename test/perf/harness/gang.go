@@ -22,7 +22,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"

@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

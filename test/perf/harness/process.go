@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 // userHZ is the unit of utime and stime in /proc/PID/stat (USER_HZ, 100

@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"

@@ -24,7 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	corev1 "k8s.io/api/core/v1"
 	schedv1 "k8s.io/kube-scheduler/config/v1"

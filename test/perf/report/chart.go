@@ -24,7 +24,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

@@ -21,7 +21,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 )
 

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 )
 

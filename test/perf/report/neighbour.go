@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 )
 

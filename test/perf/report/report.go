@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 )
 

@@ -36,7 +36,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/app/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/examples/deadline"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 const timeout = 60 * time.Second

@@ -39,7 +39,7 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/app/local/localtest"
 	"github.com/profile-scheduler/profile-scheduler/examples/numericlabel"
 	"github.com/profile-scheduler/profile-scheduler/internal/local"
-	"github.com/profile-scheduler/profile-scheduler/internal/testenv"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/testenv"
 )
 
 const (

@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
-	"github.com/profile-scheduler/profile-scheduler/internal/stats"
+	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/report"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
