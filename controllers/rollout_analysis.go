@@ -185,6 +185,63 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 	return out
 }
 
+// stepAction is what the end of a step's window does with the rollout.
+type stepAction int
+
+const (
+	// stepExtend: too few samples; the step's window runs once more.
+	stepExtend stepAction = iota
+	// stepNext: the step passed; the next one starts.
+	stepNext
+	// stepPromote: the last step passed; the generation serves every pod.
+	stepPromote
+	// stepHold: the step failed and onFailure is Pause; the rollout holds
+	// until a person promotes or aborts it, or the spec changes.
+	stepHold
+	// stepRollBack: the step failed; the serving generation stays.
+	stepRollBack
+)
+
+// stepDecision is the verdict on a step whose window ended, and the
+// message that says it (status.rollout.message; for stepRollBack, why it
+// was rolled back).
+type stepDecision struct {
+	action  stepAction
+	message string
+}
+
+// decideStep decides what follows the analysis a of step (an index into
+// spec.Steps) whose window ended, extended extensions times already: a
+// step without enough samples is extended up to maxExtensions times, then
+// passes or fails as onInsufficientSamples says; a step that passed leads
+// to the next, or to the promotion after the last; a step that failed
+// holds the rollout with onFailure Pause, and rolls it back otherwise.
+func decideStep(spec *v1alpha1.Rollout, step int, extensions int32, a analysis) stepDecision {
+	b := boundsOf(spec.Analysis)
+	n := step + 1
+	pass := stepNext
+	if n >= len(spec.Steps) {
+		pass = stepPromote
+	}
+	failed := a.failed
+	switch a.verdict {
+	case verdictPass:
+		return stepDecision{pass, fmt.Sprintf("step %d passed its analysis", n)}
+	case verdictInsufficient:
+		switch {
+		case int64(extensions) < b.maxExtensions:
+			return stepDecision{stepExtend, fmt.Sprintf("step %d extended (%d of %d): fewer than %d samples", n, extensions+1, b.maxExtensions, b.minSamples)}
+		case b.passInsufficient:
+			return stepDecision{pass, fmt.Sprintf("step %d passed with fewer than %d samples (onInsufficientSamples: Pass)", n, b.minSamples)}
+		}
+		failed = fmt.Sprintf("fewer than %d samples after %d extensions of step %d (onInsufficientSamples: Fail)", b.minSamples, extensions, n)
+	}
+	if spec.OnFailure == v1alpha1.RolloutPause {
+		return stepDecision{stepHold, fmt.Sprintf("paused at step %d: %s", n, failed)}
+	}
+	return stepDecision{stepRollBack, failed}
+}
+
 // latencyFloor is the least p99 latency compared: below it, a cycle's
 // latency varies with the machine's load more than with the policy, and
 // a canary's few samples would swing the ratio.

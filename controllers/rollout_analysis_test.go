@@ -99,6 +99,76 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
+func TestDecideStep(t *testing.T) {
+	steps := func(n int) []v1alpha1.RolloutStep {
+		out := make([]v1alpha1.RolloutStep, n)
+		for i := range out {
+			out[i] = v1alpha1.RolloutStep{Canary: &v1alpha1.CanaryStep{Percent: 10}}
+		}
+		return out
+	}
+	failedUnschedulable := analysis{verdict: verdictFail, failed: "UnschedulableRatio 11.00 > 1.50"}
+	tests := []struct {
+		name       string
+		spec       v1alpha1.Rollout
+		step       int
+		extensions int32
+		analysis   analysis
+		want       stepDecision
+	}{{
+		name:     "a step that passed leads to the next",
+		spec:     v1alpha1.Rollout{Steps: steps(3)},
+		analysis: analysis{verdict: verdictPass},
+		want:     stepDecision{stepNext, "step 1 passed its analysis"},
+	}, {
+		name:     "the last step that passed promotes",
+		spec:     v1alpha1.Rollout{Steps: steps(3)},
+		step:     2,
+		analysis: analysis{verdict: verdictPass},
+		want:     stepDecision{stepPromote, "step 3 passed its analysis"},
+	}, {
+		name:     "a failed step rolls back",
+		spec:     v1alpha1.Rollout{Steps: steps(2)},
+		step:     1,
+		analysis: failedUnschedulable,
+		want:     stepDecision{stepRollBack, "UnschedulableRatio 11.00 > 1.50"},
+	}, {
+		name:     "a failed step holds the rollout with onFailure Pause",
+		spec:     v1alpha1.Rollout{Steps: steps(2), OnFailure: v1alpha1.RolloutPause},
+		analysis: failedUnschedulable,
+		want:     stepDecision{stepHold, "paused at step 1: UnschedulableRatio 11.00 > 1.50"},
+	}, {
+		name:       "too few samples extend the step",
+		spec:       v1alpha1.Rollout{Steps: steps(2)},
+		extensions: 1,
+		analysis:   analysis{verdict: verdictInsufficient},
+		want:       stepDecision{stepExtend, "step 1 extended (2 of 3): fewer than 10 samples"},
+	}, {
+		name:       "too few samples after the last extension fail the step",
+		spec:       v1alpha1.Rollout{Steps: steps(2)},
+		extensions: 3,
+		analysis:   analysis{verdict: verdictInsufficient},
+		want:       stepDecision{stepRollBack, "fewer than 10 samples after 3 extensions of step 1 (onInsufficientSamples: Fail)"},
+	}, {
+		name:     "too few samples after the last extension hold with onFailure Pause",
+		spec:     v1alpha1.Rollout{Steps: steps(2), OnFailure: v1alpha1.RolloutPause, Analysis: &v1alpha1.RolloutAnalysis{MaxExtensions: ptr.To[int32](0)}},
+		analysis: analysis{verdict: verdictInsufficient},
+		want:     stepDecision{stepHold, "paused at step 1: fewer than 10 samples after 0 extensions of step 1 (onInsufficientSamples: Fail)"},
+	}, {
+		name:     "too few samples pass with onInsufficientSamples Pass",
+		spec:     v1alpha1.Rollout{Steps: steps(1), Analysis: &v1alpha1.RolloutAnalysis{MaxExtensions: ptr.To[int32](0), OnInsufficientSamples: "Pass"}},
+		analysis: analysis{verdict: verdictInsufficient},
+		want:     stepDecision{stepPromote, "step 1 passed with fewer than 10 samples (onInsufficientSamples: Pass)"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := decideStep(&tt.spec, tt.step, tt.extensions, tt.analysis); got != tt.want {
+				t.Errorf("decideStep = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestShortDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		45 * time.Second: "45s", 3 * time.Minute: "3m", 200 * time.Second: "3m20s", 2 * time.Hour: "2h", 150 * time.Minute: "2h30m",

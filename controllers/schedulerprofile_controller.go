@@ -97,12 +97,16 @@ type profileScope struct {
 	resolved  []v1alpha1.ResolvedExtender
 	// upstream is the converted, defaulted and validated profile.
 	upstream *config.KubeSchedulerProfile
+	// fingerprint identifies what the generation's framework is built
+	// from (skipUnchanged).
+	fingerprint string
 	// refusal is set when the generation cannot serve.
 	refusal *Refusal
 	// decided is set once the outcome of the generation is known: status
 	// is written only then.
 	decided bool
-	// rollout is set when the generation goes through spec.rollout.
+	// rollout is set when the generation goes through spec.rollout
+	// (progressRollout).
 	rollout *rolloutOutcome
 	// requeueAfter asks for the next reconcile (a rollout in progress).
 	requeueAfter time.Duration
@@ -119,18 +123,18 @@ func (s *profileScope) refuse(r *Refusal) {
 }
 
 // profilePhase is one step of a reconcile. It decides the outcome (s.refuse,
-// or s.decided once live), or leaves it to the next phase; an error is a
-// read or write that may pass on retry.
+// or s.decided once live or rolling out), or leaves it to the next phase;
+// an error is a read or write that may pass on retry.
 type profilePhase func(ctx context.Context, s *profileScope) error
 
-// runPhases runs phases in order until one fails or refuses the
-// generation.
+// runPhases runs phases in order until one fails or decides the outcome of
+// the generation.
 func runPhases(ctx context.Context, s *profileScope, phases ...profilePhase) error {
 	for _, phase := range phases {
 		if err := phase(ctx, s); err != nil {
 			return err
 		}
-		if s.refusal != nil {
+		if s.refusal != nil || s.decided {
 			return nil
 		}
 	}
@@ -181,9 +185,9 @@ func (r *schedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Req
 	return s.requeueAfter, err
 }
 
-// reconcileNormal runs the named phases in order; the first that refuses
-// the generation ends the run, and the last known good generation is
-// restored when nothing of the object serves. The outcome is then
+// reconcileNormal runs the named phases in order; the first that decides
+// the outcome ends the run, and after a refusal the last known good
+// generation is restored when nothing of the object serves. The outcome is then
 // reported (report: metrics, events, refusal memory). Status is written
 // once, from the deferred call: the status of the decided outcome, or
 // Reconciling=True when the outcome is not decided in this run (an error,
@@ -194,7 +198,7 @@ func (r *schedulerProfileReconciler) reconcileNormal(ctx context.Context, s *pro
 			retErr = errors.Join(retErr, err)
 		}
 	}()
-	if err := runPhases(ctx, s, r.claimName, r.resolveExtenders, r.convert, r.apply); err != nil {
+	if err := runPhases(ctx, s, r.claimName, r.resolveExtenders, r.convert, r.skipUnchanged, r.progressRollout, r.apply); err != nil {
 		return err
 	}
 	if s.refusal != nil {
@@ -327,36 +331,26 @@ func (r *schedulerProfileReconciler) convert(_ context.Context, s *profileScope)
 	return nil
 }
 
-// apply swaps the generation in, unless the framework that serves was
-// built from the same inputs. A build failure refuses the generation and
-// leaves the serving framework in place.
-func (r *schedulerProfileReconciler) apply(ctx context.Context, s *profileScope) error {
-	sp := s.profile
-	fp, err := fingerprint(sp.Generation, s.name, s.extenders)
+// skipUnchanged fingerprints what the generation's framework is built
+// from, and decides the generation as it is when the framework that
+// serves was built from the same inputs.
+func (r *schedulerProfileReconciler) skipUnchanged(_ context.Context, s *profileScope) error {
+	fp, err := fingerprint(s.profile.Generation, s.name, s.extenders)
 	if err != nil {
 		return reconcile.TerminalError(err)
 	}
-	if cur, ok := r.served.get(sp.Name); ok && cur.Fingerprint == fp && r.Profiles.Serving(s.name) {
+	s.fingerprint = fp
+	if cur, ok := r.served.get(s.profile.Name); ok && cur.Fingerprint == fp && r.Profiles.Serving(s.name) {
 		s.decided = true
-		return nil
 	}
-	if r.Rollouts != nil && sp.Spec.Rollout != nil {
-		st := s.base.Status
-		if _, ok := r.served.get(sp.Name); !ok && st.ActiveSpec != nil && st.ActiveGeneration != 0 &&
-			st.ActiveGeneration != sp.Generation && st.Rollout != nil && st.Rollout.Generation == sp.Generation {
-			// A restart, or a new leader, in the middle of a rollout (or
-			// after one that was rolled back): the generation that served
-			// serves again, and the rollout resumes beside it. After a
-			// promotion (the active generation is the latest) the latest
-			// goes live at once.
-			if err := r.restoreActive(ctx, s); err != nil {
-				return err
-			}
-		}
-		if r.rollsOut(s) {
-			return r.rollOut(ctx, s, fp)
-		}
-	}
+	return nil
+}
+
+// apply swaps the generation in at once (it goes through no rollout). A
+// build failure refuses the generation and leaves the serving framework
+// in place.
+func (r *schedulerProfileReconciler) apply(ctx context.Context, s *profileScope) error {
+	sp, fp := s.profile, s.fingerprint
 	r.dropRollout(sp.Name)
 	if refusal := r.refusals.buildRefused(sp.Name, fp); refusal != nil {
 		s.refuse(refusal)

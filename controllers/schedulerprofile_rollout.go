@@ -34,16 +34,6 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
-// A rollout (spec.rollout) takes a new generation of a profile, or the
-// same generation with changed ExtenderConfigs, through its steps beside
-// the serving generation (scheduler.Rollouts), judging each step's window
-// at its end (analyze). Its state lives in status.rollout: an operator
-// restarted or a new leader restores the serving generation
-// (status.activeSpec) and resumes the rollout at the step status names,
-// with the step's window started again. A rollout that ended stays
-// decided for its revision: a rolled-back revision is not tried again
-// until the spec or its ExtenderConfigs change.
-
 // rolloutPoll bounds how long a rollout in progress waits between two
 // reconciles (status.rollout.summary shows the time spent in the step).
 const rolloutPoll = 10 * time.Second
@@ -63,6 +53,11 @@ type rolloutRun struct {
 	analysis []v1alpha1.RolloutMetric
 	shadow   *v1alpha1.ShadowResult
 	message  string
+}
+
+// lastStep reports whether the step in progress is the rollout's last.
+func (run *rolloutRun) lastStep(spec *v1alpha1.Rollout) bool {
+	return run.step+1 >= len(spec.Steps)
 }
 
 // rolloutRuns are the rollouts in progress, by object name.
@@ -97,11 +92,117 @@ type rolloutOutcome struct {
 	inProgress bool
 }
 
-// rollsOut reports whether the generation in s goes through its rollout
-// rather than live at once: it has spec.rollout, and another generation
-// (or the same one with other extenders) of this object serves its
-// schedulerName.
-func (r *schedulerProfileReconciler) rollsOut(s *profileScope) bool {
+// progressRollout is the rollout phase of the reconcile. A generation
+// with spec.rollout, when another generation of this object (or the same
+// one with other extenders) serves its schedulerName, goes through its
+// steps beside the serving one instead of live at once; each reconcile
+// moves it on:
+//
+//  1. restoreServing: after a restart or a leader hand-over, the
+//     generation that served serves again and the rollout resumes beside
+//     it;
+//  2. currentRun: the rollout in progress, or one started at step 1 or
+//     resumed at the step status.rollout names (startRollout), after a
+//     rollout of another revision ended (supersede); none when this
+//     revision was rolled back or aborted before (rolledBackBefore);
+//  3. followAnnotations: abort, promote at once, promote the step;
+//  4. judgeStep, once the step's window ended: the analysis and its
+//     verdict (rollout_analysis.go);
+//  5. recordProgress: status.rollout of the rollout that goes on, and the
+//     next reconcile.
+//
+// It decides the outcome (in progress, promoted by promote, rolled back
+// by rollBack), or leaves a generation that goes through no rollout to
+// apply.
+func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *profileScope) error {
+	if r.Rollouts == nil || s.profile.Spec.Rollout == nil {
+		return nil
+	}
+	if err := r.restoreServing(ctx, s); err != nil {
+		return err
+	}
+	if !r.goesThroughRollout(s) {
+		return nil
+	}
+	sp, now := s.profile, r.now().Time
+	run, history := r.currentRun(ctx, s, now)
+	if run == nil {
+		return nil
+	}
+	if err := r.followAnnotations(ctx, s, run, history, now); err != nil || s.decided {
+		return err
+	}
+	paused := sp.Annotations[v1alpha1.AnnotationRolloutPaused] == "true" || run.held
+	w, _ := r.Rollouts.Window(s.name, false)
+	if isShadow(sp.Spec.Rollout.Steps[run.step]) {
+		run.shadow = shadowResult(w.Shadow)
+	}
+	if !paused && !now.Before(run.stepEnds) {
+		if err := r.judgeStep(ctx, s, run, history, w, now); err != nil || s.decided {
+			return err
+		}
+	}
+	r.recordProgress(s, run, history, paused, now)
+	return nil
+}
+
+// currentRun returns the rollout of the generation in s, and the history
+// status.rollout keeps: the rollout in progress, or one started or resumed
+// (startRollout) after a rollout of another revision ended (supersede).
+// It returns no rollout when it refused the generation: a revision rolled
+// back or aborted before (rolledBackBefore), or one that cannot start.
+func (r *schedulerProfileReconciler) currentRun(ctx context.Context, s *profileScope, now time.Time) (*rolloutRun, []v1alpha1.RolloutRecord) {
+	sp, rev := s.profile, revision(s.fingerprint)
+	st := s.base.Status.Rollout.DeepCopy()
+	history := []v1alpha1.RolloutRecord(nil)
+	if st != nil {
+		history = st.History
+	}
+	run := r.runs.get(sp.Name)
+	if run != nil && run.revision != rev {
+		history = r.supersede(s, run, history, now)
+		run = nil
+	}
+	if run == nil {
+		if rolledBackBefore(st, sp.Generation, rev) {
+			s.rollout = &rolloutOutcome{status: st}
+			s.refuse(rolledBackRefusal(st.Phase, st.Message))
+			return nil, nil
+		}
+		var refusal *Refusal
+		if run, refusal = r.startRollout(ctx, s, st); refusal != nil {
+			s.refuse(refusal)
+			return nil, nil
+		}
+	}
+	cur, _ := r.served.get(sp.Name)
+	run.serving = cur.Generation
+	return run, history
+}
+
+// restoreServing applies status.activeSpec again after a restart, or with
+// a new leader, in the middle of this generation's rollout (or after it
+// was rolled back), so that the generation that served serves again and
+// the rollout resumes beside it. After a promotion (the active generation
+// is the latest) there is nothing to restore: the latest goes live at
+// once.
+func (r *schedulerProfileReconciler) restoreServing(ctx context.Context, s *profileScope) error {
+	sp, st := s.profile, s.base.Status
+	if _, ok := r.served.get(sp.Name); ok {
+		return nil
+	}
+	if st.ActiveSpec == nil || st.ActiveGeneration == 0 || st.ActiveGeneration == sp.Generation ||
+		st.Rollout == nil || st.Rollout.Generation != sp.Generation {
+		return nil
+	}
+	return r.restoreActive(ctx, s)
+}
+
+// goesThroughRollout reports whether the generation in s goes through its
+// rollout rather than live at once: it has spec.rollout, and another
+// generation (or the same one with other extenders) of this object serves
+// its schedulerName.
+func (r *schedulerProfileReconciler) goesThroughRollout(s *profileScope) bool {
 	if r.Rollouts == nil || s.profile.Spec.Rollout == nil {
 		return false
 	}
@@ -112,114 +213,32 @@ func (r *schedulerProfileReconciler) rollsOut(s *profileScope) bool {
 // revision is the short form of a fingerprint status.rollout names.
 func revision(fp string) string { return fp[:min(len(fp), 12)] }
 
-// rollOut moves the rollout of the generation in s on: it starts it (or
-// resumes it from status), applies the annotations, and judges the step
-// when its window ended.
-func (r *schedulerProfileReconciler) rollOut(ctx context.Context, s *profileScope, fp string) error {
+// supersede ends run, the rollout of another revision that the generation
+// in s replaces, and returns history with it recorded.
+func (r *schedulerProfileReconciler) supersede(s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, now time.Time) []v1alpha1.RolloutRecord {
 	sp := s.profile
-	spec := sp.Spec.Rollout
-	rev := revision(fp)
-	now := r.now().Time
-	st := s.base.Status.Rollout.DeepCopy()
-	history := []v1alpha1.RolloutRecord(nil)
-	if st != nil {
-		history = st.History
-	}
-	run := r.runs.get(sp.Name)
-	if run != nil && run.revision != rev {
-		history = addHistory(history, run.generation, v1alpha1.RolloutSuperseded, "",
-			fmt.Sprintf("generation %d replaced it at step %d", sp.Generation, run.step+1), now)
-		r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolledBack, "Rollout",
-			"generation %d's rollout superseded by generation %d at step %d", run.generation, sp.Generation, run.step+1)
-		run = nil
-		r.runs.set(sp.Name, nil)
-		rolloutOutcomes.WithLabelValues(sp.Name, "superseded").Inc()
-	}
-	if run == nil {
-		if st != nil && st.Revision == rev && st.Generation == sp.Generation && (st.Phase == v1alpha1.RolloutRolledBack || st.Phase == v1alpha1.RolloutAborted) {
-			// Decided before (by this process or the one before it).
-			s.rollout = &rolloutOutcome{status: st}
-			s.refuse(rolledBackRefusal(st.Phase, st.Message))
-			return nil
-		}
-		var refusal *Refusal
-		run, refusal = r.startRollout(ctx, s, fp, st)
-		if refusal != nil {
-			s.refuse(refusal)
-			return nil
-		}
-	}
-	cur, _ := r.served.get(sp.Name)
-	run.serving = cur.Generation
-	ann := sp.Annotations
-	switch v := ann[v1alpha1.AnnotationRolloutPromote]; {
-	case ann[v1alpha1.AnnotationRolloutAbort] == strconv.FormatInt(run.generation, 10):
-		return r.endRollout(ctx, s, run, history, v1alpha1.RolloutAborted, "aborted (annotation "+v1alpha1.AnnotationRolloutAbort+")")
-	case v == fmt.Sprintf("%d/full", run.generation):
-		return r.promote(ctx, s, fp, run, history, "promoted at once (annotation "+v1alpha1.AnnotationRolloutPromote+")")
-	case v == fmt.Sprintf("%d/%d", run.generation, run.step+1):
-		run.message = fmt.Sprintf("step %d promoted (annotation %s)", run.step+1, v1alpha1.AnnotationRolloutPromote)
-		if done := r.advance(ctx, s, run, now); done {
-			return r.promote(ctx, s, fp, run, history, run.message)
-		}
-	}
-	paused := ann[v1alpha1.AnnotationRolloutPaused] == "true" || run.held
-	w, _ := r.Rollouts.Window(s.name, false)
-	if isShadow(spec.Steps[run.step]) {
-		run.shadow = shadowResult(w.Shadow)
-	}
-	if !paused && !now.Before(run.stepEnds) {
-		a := analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w)
-		run.analysis = a.metrics
-		b := boundsOf(spec.Analysis)
-		verdict := a.verdict
-		if verdict == verdictInsufficient {
-			if int64(run.extensions) < b.maxExtensions {
-				run.extensions++
-				run.stepEnds = run.stepEnds.Add(stepDuration(spec.Steps[run.step]))
-				run.message = fmt.Sprintf("step %d extended (%d of %d): fewer than %d samples", run.step+1, run.extensions, b.maxExtensions, b.minSamples)
-				r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d: %s", run.generation, run.message)
-			} else if b.passInsufficient {
-				verdict = verdictPass
-				run.message = fmt.Sprintf("step %d passed with fewer than %d samples (onInsufficientSamples: Pass)", run.step+1, b.minSamples)
-			} else {
-				verdict = verdictFail
-				a.failed = fmt.Sprintf("fewer than %d samples after %d extensions of step %d (onInsufficientSamples: Fail)", b.minSamples, run.extensions, run.step+1)
-			}
-		}
-		switch verdict {
-		case verdictPass:
-			if run.message == "" || !strings.HasPrefix(run.message, fmt.Sprintf("step %d passed", run.step+1)) {
-				run.message = fmt.Sprintf("step %d passed its analysis", run.step+1)
-			}
-			if done := r.advance(ctx, s, run, now); done {
-				return r.promote(ctx, s, fp, run, history, run.message)
-			}
-		case verdictFail:
-			if spec.OnFailure == v1alpha1.RolloutPause {
-				run.held = true
-				run.message = fmt.Sprintf("paused at step %d: %s", run.step+1, a.failed)
-				r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRolloutStep, "Rollout", "generation %d %s", run.generation, run.message)
-			} else {
-				return r.endRollout(ctx, s, run, history, v1alpha1.RolloutRolledBack, a.failed)
-			}
-		}
-	}
-	r.runs.set(sp.Name, run)
-	rolloutStepGauge.WithLabelValues(sp.Name).Set(float64(run.step + 1))
-	s.rollout = &rolloutOutcome{status: run.status(spec, history, paused, now), inProgress: true}
-	s.decided = true
-	s.requeueAfter = rolloutPoll
-	if !paused {
-		s.requeueAfter = min(rolloutPoll, max(run.stepEnds.Sub(now), time.Second))
-	}
-	return nil
+	history = addHistory(history, run.generation, v1alpha1.RolloutSuperseded, "",
+		fmt.Sprintf("generation %d replaced it at step %d", sp.Generation, run.step+1), now)
+	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolledBack, "Rollout",
+		"generation %d's rollout superseded by generation %d at step %d", run.generation, sp.Generation, run.step+1)
+	r.runs.set(sp.Name, nil)
+	rolloutOutcomes.WithLabelValues(sp.Name, "superseded").Inc()
+	return history
+}
+
+// rolledBackBefore reports whether status.rollout st says that revision
+// rev of generation was rolled back or aborted, by this process or the
+// one before it: it is not tried again until the spec or its
+// ExtenderConfigs change.
+func rolledBackBefore(st *v1alpha1.RolloutStatus, generation int64, rev string) bool {
+	return st != nil && st.Revision == rev && st.Generation == generation &&
+		(st.Phase == v1alpha1.RolloutRolledBack || st.Phase == v1alpha1.RolloutAborted)
 }
 
 // startRollout serves the generation in s as the candidate, at step 1 or
 // at the step status.rollout names for its revision (a restart).
-func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profileScope, fp string, st *v1alpha1.RolloutStatus) (*rolloutRun, *Refusal) {
-	sp := s.profile
+func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profileScope, st *v1alpha1.RolloutStatus) (*rolloutRun, *Refusal) {
+	sp, fp := s.profile, s.fingerprint
 	spec := sp.Spec.Rollout
 	now := r.now().Time
 	run := &rolloutRun{generation: sp.Generation, revision: revision(fp)}
@@ -260,25 +279,88 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 	return run, nil
 }
 
-// advance moves run to its next step; it reports true when the step was
-// the last (the caller promotes).
-func (r *schedulerProfileReconciler) advance(ctx context.Context, s *profileScope, run *rolloutRun, now time.Time) bool {
+// followAnnotations does what a person asks of run through the profile's
+// annotations: abort it, promote it at once, or promote the step in
+// progress. Aborting or promoting decides the outcome.
+func (r *schedulerProfileReconciler) followAnnotations(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, now time.Time) error {
+	ann := s.profile.Annotations
+	switch v := ann[v1alpha1.AnnotationRolloutPromote]; {
+	case ann[v1alpha1.AnnotationRolloutAbort] == strconv.FormatInt(run.generation, 10):
+		return r.rollBack(ctx, s, run, history, v1alpha1.RolloutAborted, "aborted (annotation "+v1alpha1.AnnotationRolloutAbort+")")
+	case v == fmt.Sprintf("%d/full", run.generation):
+		return r.promote(ctx, s, run, history, "promoted at once (annotation "+v1alpha1.AnnotationRolloutPromote+")")
+	case v == fmt.Sprintf("%d/%d", run.generation, run.step+1):
+		run.message = fmt.Sprintf("step %d promoted (annotation %s)", run.step+1, v1alpha1.AnnotationRolloutPromote)
+		if run.lastStep(s.profile.Spec.Rollout) {
+			return r.promote(ctx, s, run, history, run.message)
+		}
+		r.advance(ctx, s, run, now)
+	}
+	return nil
+}
+
+// judgeStep analyses the window of run's step, which ended (analyze), and
+// does what the verdict says (decideStep): the window runs once more, the
+// next step starts, the generation is promoted, the rollout holds, or it
+// is rolled back.
+func (r *schedulerProfileReconciler) judgeStep(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, w scheduler.RolloutWindow, now time.Time) error {
+	sp := s.profile
+	spec := sp.Spec.Rollout
+	a := analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w)
+	run.analysis = a.metrics
+	d := decideStep(spec, run.step, run.extensions, a)
+	switch d.action {
+	case stepExtend:
+		run.extensions++
+		run.stepEnds = run.stepEnds.Add(stepDuration(spec.Steps[run.step]))
+		run.message = d.message
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d: %s", run.generation, run.message)
+	case stepNext:
+		run.message = d.message
+		r.advance(ctx, s, run, now)
+	case stepPromote:
+		run.message = d.message
+		return r.promote(ctx, s, run, history, run.message)
+	case stepHold:
+		run.held = true
+		run.message = d.message
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRolloutStep, "Rollout", "generation %d %s", run.generation, run.message)
+	case stepRollBack:
+		return r.rollBack(ctx, s, run, history, v1alpha1.RolloutRolledBack, d.message)
+	}
+	return nil
+}
+
+// advance moves run to its next step (the caller checked that the step in
+// progress is not the last).
+func (r *schedulerProfileReconciler) advance(ctx context.Context, s *profileScope, run *rolloutRun, now time.Time) {
 	sp := s.profile
 	steps := sp.Spec.Rollout.Steps
-	if run.step+1 >= len(steps) {
-		return true
-	}
 	run.step++
 	run.extensions, run.held = 0, false
 	run.stepStarted, run.stepEnds = now, now.Add(stepDuration(steps[run.step]))
 	r.Rollouts.SetRolloutStep(ctx, s.name, stepOf(steps[run.step]))
 	run.message += fmt.Sprintf("; step %d of %d: %s", run.step+1, len(steps), stepText(steps[run.step]))
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d: %s", run.generation, run.message)
-	return false
+}
+
+// recordProgress decides the outcome of a rollout that goes on: its
+// status.rollout, and the next reconcile, at the end of the step's window
+// and within rolloutPoll.
+func (r *schedulerProfileReconciler) recordProgress(s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, paused bool, now time.Time) {
+	sp := s.profile
+	r.runs.set(sp.Name, run)
+	rolloutStepGauge.WithLabelValues(sp.Name).Set(float64(run.step + 1))
+	s.rollout = &rolloutOutcome{status: progressingStatus(run, sp.Spec.Rollout, history, paused, now), inProgress: true}
+	s.decided = true
+	s.requeueAfter = rolloutPoll
+	if !paused {
+		s.requeueAfter = min(rolloutPoll, max(run.stepEnds.Sub(now), time.Second))
+	}
 }
 
 // promote makes the rollout's generation serve every pod.
-func (r *schedulerProfileReconciler) promote(ctx context.Context, s *profileScope, fp string, run *rolloutRun, history []v1alpha1.RolloutRecord, why string) error {
+func (r *schedulerProfileReconciler) promote(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, why string) error {
 	sp := s.profile
 	if !r.Rollouts.Promote(ctx, s.name) {
 		// The candidate is gone (the scheduler stopped): start over.
@@ -289,52 +371,37 @@ func (r *schedulerProfileReconciler) promote(ctx context.Context, s *profileScop
 	r.served.set(sp.Name, servedProfile{
 		SchedulerName: s.name,
 		Generation:    sp.Generation,
-		Fingerprint:   fp,
+		Fingerprint:   s.fingerprint,
 		Status:        profileOutcome{Plugins: run.applied.Plugins, Extenders: s.resolved, ActiveSpec: sp.Spec.DeepCopy()},
 	})
-	now := r.now()
-	msg := fmt.Sprintf("generation %d promoted: %s", run.generation, why)
-	st := &v1alpha1.RolloutStatus{
-		Generation: run.generation, Revision: run.revision, ServingGeneration: run.generation,
-		Phase: v1alpha1.RolloutPromoted, Steps: int32(len(sp.Spec.Rollout.Steps)), Summary: "promoted", Message: msg,
-		Analysis: run.analysis, Shadow: run.shadow,
-		History: addHistory(history, run.generation, v1alpha1.RolloutPromoted, v1alpha1.ReasonActive, why, now.Time),
-	}
+	st := promotedStatus(run, len(sp.Spec.Rollout.Steps), history, why, r.now().Time)
 	s.rollout = &rolloutOutcome{status: st}
 	s.decided = true
 	rolloutOutcomes.WithLabelValues(sp.Name, "promoted").Inc()
 	rolloutStepGauge.WithLabelValues(sp.Name).Set(0)
-	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventPromoted, "Rollout", "%s; it serves every pod with schedulerName %q", msg, s.name)
+	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventPromoted, "Rollout", "%s; it serves every pod with schedulerName %q", st.Message, s.name)
 	log.FromContext(ctx).Info("Rollout promoted", "generation", run.generation)
 	return nil
 }
 
-// endRollout retires the rollout's generation: the serving one stays.
-func (r *schedulerProfileReconciler) endRollout(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, phase, why string) error {
+// rollBack retires the rollout's generation, which was rolled back or
+// aborted (phase) at why, and refuses it: the serving generation stays.
+func (r *schedulerProfileReconciler) rollBack(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, phase, why string) error {
 	sp := s.profile
 	r.Rollouts.Rollback(ctx, s.name)
 	r.runs.set(sp.Name, nil)
-	now := r.now()
-	reason := v1alpha1.ReasonRolledBack
-	outcome := "rolled_back"
-	summary := "rolled back"
-	if phase == v1alpha1.RolloutAborted {
-		reason, outcome, summary = v1alpha1.ReasonRolloutAborted, "aborted", "aborted"
-	}
-	msg := fmt.Sprintf("step %d of %d: %s", run.step+1, len(sp.Spec.Rollout.Steps), why)
-	st := &v1alpha1.RolloutStatus{
-		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
-		Phase: phase, Steps: int32(len(sp.Spec.Rollout.Steps)), Summary: summary, Message: msg,
-		Analysis: run.analysis, Shadow: run.shadow,
-		History: addHistory(history, run.generation, phase, reason, msg, now.Time),
-	}
+	st := rolledBackStatus(run, len(sp.Spec.Rollout.Steps), history, phase, why, r.now().Time)
 	s.rollout = &rolloutOutcome{status: st}
-	s.refuse(rolledBackRefusal(phase, msg))
+	s.refuse(rolledBackRefusal(phase, st.Message))
+	outcome := "rolled_back"
+	if phase == v1alpha1.RolloutAborted {
+		outcome = "aborted"
+	}
 	rolloutOutcomes.WithLabelValues(sp.Name, outcome).Inc()
 	rolloutStepGauge.WithLabelValues(sp.Name).Set(0)
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRolledBack, "Rollout",
-		"generation %d %s at %s; generation %d keeps serving", run.generation, summary, msg, run.serving)
-	log.FromContext(ctx).Info("Rollout ended", "generation", run.generation, "phase", phase, "message", msg)
+		"generation %d %s at %s; generation %d keeps serving", run.generation, st.Summary, st.Message, run.serving)
+	log.FromContext(ctx).Info("Rollout ended", "generation", run.generation, "phase", phase, "message", st.Message)
 	return nil
 }
 
@@ -354,31 +421,6 @@ func rolledBackRefusal(phase, msg string) *Refusal {
 		return refuse(v1alpha1.ReasonRolloutAborted, "rollout aborted at %s", msg)
 	}
 	return refuse(v1alpha1.ReasonRolledBack, "rolled back at %s", msg)
-}
-
-// status is the status.rollout of a rollout in progress.
-func (run *rolloutRun) status(spec *v1alpha1.Rollout, history []v1alpha1.RolloutRecord, paused bool, now time.Time) *v1alpha1.RolloutStatus {
-	step := spec.Steps[run.step]
-	st := &v1alpha1.RolloutStatus{
-		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
-		Phase: v1alpha1.RolloutProgressing, Step: int32(run.step + 1), Steps: int32(len(spec.Steps)),
-		StepKind:    v1alpha1.StepCanary,
-		StepStarted: &metav1.Time{Time: run.stepStarted}, StepEnds: &metav1.Time{Time: run.stepEnds},
-		Extensions: run.extensions, Message: run.message, Analysis: run.analysis, Shadow: run.shadow, History: history,
-	}
-	if step.Canary != nil {
-		st.Percent = step.Canary.Percent
-	} else {
-		st.StepKind = v1alpha1.StepShadow
-	}
-	elapsed := now.Sub(run.stepStarted).Truncate(time.Second)
-	total := run.stepEnds.Sub(run.stepStarted)
-	st.Summary = fmt.Sprintf("%s %s/%s", stepText(step), shortDuration(elapsed), shortDuration(total))
-	if paused {
-		st.Phase = v1alpha1.RolloutPaused
-		st.Summary = "paused: " + stepText(step)
-	}
-	return st
 }
 
 func addHistory(h []v1alpha1.RolloutRecord, generation int64, outcome, reason, msg string, now time.Time) []v1alpha1.RolloutRecord {

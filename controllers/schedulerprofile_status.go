@@ -220,3 +220,58 @@ func (r *schedulerProfileReconciler) loopStatus(schedulerName string, active int
 	}
 	return out
 }
+
+// progressingStatus is status.rollout of run, a rollout in progress
+// (Paused when paused), at now.
+func progressingStatus(run *rolloutRun, spec *v1alpha1.Rollout, history []v1alpha1.RolloutRecord, paused bool, now time.Time) *v1alpha1.RolloutStatus {
+	step := spec.Steps[run.step]
+	st := &v1alpha1.RolloutStatus{
+		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
+		Phase: v1alpha1.RolloutProgressing, Step: int32(run.step + 1), Steps: int32(len(spec.Steps)),
+		StepKind:    v1alpha1.StepCanary,
+		StepStarted: &metav1.Time{Time: run.stepStarted}, StepEnds: &metav1.Time{Time: run.stepEnds},
+		Extensions: run.extensions, Message: run.message, Analysis: run.analysis, Shadow: run.shadow, History: history,
+	}
+	if step.Canary != nil {
+		st.Percent = step.Canary.Percent
+	} else {
+		st.StepKind = v1alpha1.StepShadow
+	}
+	elapsed := now.Sub(run.stepStarted).Truncate(time.Second)
+	total := run.stepEnds.Sub(run.stepStarted)
+	st.Summary = fmt.Sprintf("%s %s/%s", stepText(step), shortDuration(elapsed), shortDuration(total))
+	if paused {
+		st.Phase = v1alpha1.RolloutPaused
+		st.Summary = "paused: " + stepText(step)
+	}
+	return st
+}
+
+// promotedStatus is status.rollout of run, a rollout of steps steps
+// promoted for the reason why at now.
+func promotedStatus(run *rolloutRun, steps int, history []v1alpha1.RolloutRecord, why string, now time.Time) *v1alpha1.RolloutStatus {
+	return &v1alpha1.RolloutStatus{
+		Generation: run.generation, Revision: run.revision, ServingGeneration: run.generation,
+		Phase: v1alpha1.RolloutPromoted, Steps: int32(steps), Summary: "promoted",
+		Message:  fmt.Sprintf("generation %d promoted: %s", run.generation, why),
+		Analysis: run.analysis, Shadow: run.shadow,
+		History: addHistory(history, run.generation, v1alpha1.RolloutPromoted, v1alpha1.ReasonActive, why, now),
+	}
+}
+
+// rolledBackStatus is status.rollout of run, a rollout of steps steps
+// rolled back or aborted (phase) for the reason why at now; the serving
+// generation stays.
+func rolledBackStatus(run *rolloutRun, steps int, history []v1alpha1.RolloutRecord, phase, why string, now time.Time) *v1alpha1.RolloutStatus {
+	reason, summary := v1alpha1.ReasonRolledBack, "rolled back"
+	if phase == v1alpha1.RolloutAborted {
+		reason, summary = v1alpha1.ReasonRolloutAborted, "aborted"
+	}
+	msg := fmt.Sprintf("step %d of %d: %s", run.step+1, steps, why)
+	return &v1alpha1.RolloutStatus{
+		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
+		Phase: phase, Steps: int32(steps), Summary: summary, Message: msg,
+		Analysis: run.analysis, Shadow: run.shadow,
+		History: addHistory(history, run.generation, phase, reason, msg, now),
+	}
+}
