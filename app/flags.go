@@ -88,7 +88,7 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs = nfs.FlagSet("reviews")
 	fs.IntVar(&o.ScenarioMaxNodes, "scenario-max-nodes", d.ScenarioMaxNodes, "Most nodes a SchedulingReview's scenario may have once expanded (the cluster's, less those removed, plus those added and minimize's max); a larger one is refused, naming the field.")
 	fs.DurationVar(&o.ReviewTimeout, "review-timeout", d.ReviewTimeout, "Longest a SchedulingReview's answer may take; past it the review is Failed (reason ReviewTimeout) with what it had computed, and what it held is released.")
-	fs.IntVar(&o.ReviewConcurrency, "review-concurrency", d.ReviewConcurrency, "How many SchedulingReviews are answered at once; they take turns on one snapshot of the cluster, a scenario only while it plans, so a long scenario keeps the others waiting no longer than that.")
+	fs.IntVar(&o.ReviewConcurrency, "review-concurrency", d.ReviewConcurrency, "How many SchedulingReviews are answered at once, each on a snapshot of the cluster of its own (at most this many snapshots are kept; a scenario holds one only while it plans). A rollout's shadow judges on a snapshot of its own and never waits on a review.")
 	fs.IntVar(&o.ScenarioMaxNodePods, "scenario-max-node-pods", d.ScenarioMaxNodePods, "Most pods times nodes a SchedulingReview's scenario may have once expanded, the estimate of the memory it takes; a larger one is refused, naming the field.")
 	fs.IntVar(&o.ScenarioMaxPods, "scenario-max-pods", d.ScenarioMaxPods, "Most pods a SchedulingReview's scenario may place (pending, evicted and added); a larger one is refused, naming the field.")
 

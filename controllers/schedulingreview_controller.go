@@ -345,8 +345,9 @@ func ttl(sr *v1alpha1.SchedulingReview) time.Duration {
 }
 
 // setupWithManager registers the reconciler. Reviews are answered up to
-// Concurrency at a time; they take turns on the reviews' snapshot
-// (package review), a scenario only while it plans.
+// Concurrency at a time, each on a snapshot of its own (package review
+// keeps as many as were answered at once), a scenario only while it
+// plans.
 func (r *schedulingReviewReconciler) setupWithManager(mgr manager.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now

@@ -23,21 +23,22 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
-// cycle is one review: a review framework on the reviews' snapshot, which
-// the review holds (Reviews.mu) until end.
+// cycle is one review: a review framework on a review snapshot (a slot of
+// a pool), which the review holds until end.
 type cycle struct {
 	*reviewFramework
 	// owned: the framework is the review's own (a draft's), closed at end.
 	owned bool
-	// parent's snapshot the cycle holds; nil for a scenario's run, which
-	// has a snapshot of its own and never ends.
-	parent *Reviews
+	// slot is the review snapshot the cycle holds until end, from pool;
+	// nil for a scenario's run, which has a snapshot of its own and never
+	// ends.
+	slot *slot
+	pool *pool
 	// algorithm picks nodes on the review's snapshot; its start index is
 	// the live cycle's next one when the review began, and placing moves
 	// it on per pod as the live cycle does.
@@ -81,26 +82,29 @@ func (rc *cycle) forget(logger klog.Logger, pod *v1.Pod) error {
 	return nil
 }
 
-// startReviewCycle takes the snapshot reviews share (reviews take turns
-// on it until end), brings it up to date with the cache and returns a
-// cycle on it with the review framework of gen, built now if this is its
-// first review, or with a framework built for draft.
+// startReviewCycle takes a review snapshot of p (one no other review or
+// shadow holds; p's lock is held only to take it, and a new one is made
+// when every one is held), brings it up to date
+// with the cache and returns a cycle on it with the review framework of
+// gen on that snapshot, built now if this is its first review there, or
+// with a framework built for draft.
 //
 // The cache's lock is held for UpdateSnapshot only, as a scheduling cycle
-// holds it: for the nodes that changed since the last review, not for a
-// copy of the whole cluster, and never across a framework build.
-func (rs *Reviews) startReviewCycle(ctx context.Context, draft *scheduler.Profile, gen *scheduler.Generation) (*cycle, error) {
-	rs.mu.Lock()
-	snapshot := rs.snapshotLocked()
-	rc := &cycle{owned: draft != nil, parent: rs}
+// holds it: for the nodes that changed since the snapshot's last update,
+// not for a copy of the whole cluster, and never across a framework
+// build.
+func (rs *Reviews) startReviewCycle(ctx context.Context, p *pool, draft *scheduler.Profile, gen *scheduler.Generation) (*cycle, error) {
+	sl := p.take()
+	snapshot := sl.snapshotOf()
+	rc := &cycle{owned: draft != nil, slot: sl, pool: p}
 	var err error
 	if draft != nil {
 		rc.reviewFramework, err = rs.newReviewFramework(ctx, *draft, snapshot)
 	} else {
-		rc.reviewFramework, err = rs.liveReviewFramework(ctx, gen, snapshot)
+		rc.reviewFramework, err = rs.liveReviewFramework(ctx, gen, sl)
 	}
 	if err != nil {
-		rs.mu.Unlock()
+		p.give(sl)
 		return nil, err
 	}
 	if err := rs.host.UpdateSnapshot(ctx, snapshot); err != nil {
@@ -111,8 +115,9 @@ func (rs *Reviews) startReviewCycle(ctx context.Context, draft *scheduler.Profil
 	return rc, nil
 }
 
-// end hands the review snapshot to the next review, with a bound pod the
-// review took off its node put back, and closes a draft's framework.
+// end gives the review snapshot back to its pool, with the pods the
+// review placed and a bound pod it took off its node put back, and
+// closes a draft's framework.
 func (rc *cycle) end() {
 	if rc.ended {
 		return
@@ -122,37 +127,27 @@ func (rc *cycle) end() {
 	for i := len(rc.assumed) - 1; i >= 0; i-- {
 		if err := rc.snapshot.ForgetPod(klog.Background(), rc.assumed[i]); err != nil {
 			klog.Background().Error(err, "Taking a placed pod off the review snapshot failed")
-			rc.parent.snapshot = nil
+			rc.slot.snapshot = nil
 			break
 		}
 	}
 	rc.assumed = nil
 	if rc.mutating {
 		if err := rc.snapshot.EndMutations(); err != nil {
-			// The next review starts from a new snapshot (and builds the
-			// review frameworks it needs on it).
+			// The next review on this slot starts from a new snapshot (and
+			// builds the review frameworks it needs on it).
 			klog.Background().Error(err, "Restoring the review snapshot failed")
-			rc.parent.snapshot = nil
+			rc.slot.snapshot = nil
 		}
 	}
 	if rc.owned {
 		rc.reviewFramework.close()
 	}
-	rc.parent.mu.Unlock()
+	rc.pool.give(rc.slot)
 }
 
 // startIndex is where the review's next search of the nodes starts.
 func (rc *cycle) startIndex() int { return rc.algorithm.StartIndex() }
-
-// snapshotLocked is the snapshot reviews take turns on; the caller holds
-// rs.mu.
-func (rs *Reviews) snapshotLocked() *internalcache.Snapshot {
-	if rs.snapshot == nil {
-		rs.snapshot = internalcache.NewEmptySnapshot()
-		reviewSnapshots.Inc()
-	}
-	return rs.snapshot
-}
 
 // removePod takes a bound pod off its node in the review's snapshot.
 func (rc *cycle) removePod(logger klog.Logger, pod *v1.Pod) error {

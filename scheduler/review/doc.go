@@ -38,9 +38,11 @@ limitations under the License.
 //     caller tells apart, Reviews (New, its options) and Review, which
 //     resolves the question, the profile and the cycle once, then asks.
 //   - host.go: Host, what the package needs of the scheduler.
-//   - cycle.go: a review's cycle on the snapshot reviews take turns on
-//     (pods assumed and taken off again, a bound pod removed and put
-//     back); framework.go: the review framework (once per serving
+//   - snapshots.go: the review snapshots, a pool for the reviews and one
+//     for rollouts' shadows, and the review frameworks of a generation,
+//     one per snapshot; cycle.go: a review's cycle on the snapshot it
+//     holds (pods assumed and taken off again, a bound pod removed and
+//     put back); framework.go: the review framework (once per serving
 //     generation, or per draft) and its own DefaultPreemption, whose
 //     executor records victims and whose client set reaches no API
 //     server.
@@ -57,17 +59,20 @@ limitations under the License.
 //   - metrics.go: the review snapshots made, the scenario runs timed.
 //
 // A review takes a reference on the serving generation as a cycle does,
-// brings the snapshot reviews share (one at a time, Reviews.mu) up to date
-// with the cache, and evaluates with the review framework on it: its
-// Filter and Score passes run on one goroutine, so a review takes at most
-// one core from the cycle's parallel passes. Its CPU carries the pprof
-// label work=review. Make one Reviews per scheduler: it owns the shared
-// snapshot, and the framework attached to a generation is built on it.
-// A scenario holds the shared snapshot only while it plans (its runs have
-// snapshots of their own), so a long minimize search never keeps another
-// review, or a rollout's shadow, waiting. A review's context bounds it:
-// past its deadline it stops between pods and returns what it had
-// computed (a scenario's minimize trials) with the error.
+// takes a review snapshot nobody else holds (snapshots.go: a pool whose
+// lock is held only to take one or give it back, with as many as reviews
+// were answered at once), brings it up to date with the cache, and evaluates with the
+// generation's review framework on it: its Filter and Score passes run on
+// one goroutine, so a review takes at most one core from the cycle's
+// parallel passes. Its CPU carries the pprof label work=review. Make one
+// Reviews per scheduler: it owns the snapshots, and the frameworks
+// attached to a generation are built on them. Rollouts' shadows judge on
+// a snapshot of their own, so no review, however long, and no number of
+// them keeps a shadow waiting. A scenario holds its snapshot only while
+// it plans (its runs have snapshots of their own), so a long minimize
+// search keeps its snapshot from no other review. A review's context
+// bounds it: past its deadline it stops between pods and returns what it
+// had computed (a scenario's minimize trials) with the error.
 //
 // Explaining a pod, Filter runs on every node (the nodes the live cycle
 // would reach are marked), every feasible node is scored and ranked, and

@@ -41,14 +41,14 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
-// reviewFramework is a framework built for reviews on the snapshot reviews
-// share. A live profile's generation has one, built at its first review,
-// reused by every review of that generation and closed with it (or when
-// the reviews' snapshot is replaced); a draft review builds its own and
-// closes it at its end.
+// reviewFramework is a framework built for reviews on a review snapshot
+// (snapshots.go). A live profile's generation has one per snapshot, built
+// at its first review there, reused by every review of that generation on
+// it and closed with the generation (or when the snapshot is replaced); a
+// draft review builds its own and closes it at its end.
 type reviewFramework struct {
 	fw framework.Framework
-	// snapshot is the reviews' snapshot it was built on.
+	// snapshot is the review snapshot it was built on.
 	snapshot *internalcache.Snapshot
 	// stop closes the framework (scheduler.Scheduler.BuildFramework).
 	stop       func()
@@ -63,29 +63,44 @@ type reviewFramework struct {
 	victims victimRecorder
 }
 
-// liveReviewFramework returns the review framework of gen on snapshot,
-// building and attaching it if there is none yet (or the one there is was
-// built on a snapshot since replaced). The caller holds Reviews.mu and
-// the reference gen.
-func (rs *Reviews) liveReviewFramework(ctx context.Context, gen *scheduler.Generation, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
-	if rf, ok := gen.Attached().(*reviewFramework); ok && rf.snapshot == snapshot {
-		return rf, nil
-	}
-	rf, err := rs.newReviewFramework(ctx, gen.Profile(), snapshot)
+// liveReviewFramework returns the review framework of gen on sl's
+// snapshot, building and attaching it if there is none yet (or the one
+// there is was built on a snapshot since replaced). The caller holds sl
+// and the reference gen.
+func (rs *Reviews) liveReviewFramework(ctx context.Context, gen *scheduler.Generation, sl *slot) (*reviewFramework, error) {
+	g, err := rs.frameworksOf(gen)
 	if err != nil {
 		return nil, err
 	}
-	if !gen.Attach(rf) {
+	snapshot := sl.snapshotOf()
+	// Only the holder of sl reads or writes its entry.
+	g.mu.Lock()
+	rf := g.bySlot[sl]
+	g.mu.Unlock()
+	if rf != nil && rf.snapshot == snapshot {
+		return rf, nil
+	}
+	if rf, err = rs.newReviewFramework(ctx, gen.Profile(), snapshot); err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
 		rf.close()
 		return nil, fmt.Errorf("%w: %q was closed", ErrNotServing, gen.SchedulerName())
 	}
+	if old := g.bySlot[sl]; old != nil {
+		// Built on the slot's snapshot before it was replaced.
+		old.close()
+	}
+	g.bySlot[sl] = rf
 	return rf, nil
 }
 
-// newReviewFramework builds a framework for p on the reviews' snapshot
+// newReviewFramework builds a framework for p on snapshot
 // (scheduler.Scheduler.BuildFramework: nothing it does reaches the live
-// scheduler), with a DefaultPreemption of its own. The caller holds
-// Reviews.mu.
+// scheduler), with a DefaultPreemption of its own. The caller holds the
+// snapshot's slot, or the snapshot is its own (a scenario's run).
 func (rs *Reviews) newReviewFramework(ctx context.Context, p scheduler.Profile, snapshot *internalcache.Snapshot) (*reviewFramework, error) {
 	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("review", p.Config.SchedulerName))
 	rf := &reviewFramework{snapshot: snapshot, weights: map[string]int32{}}
@@ -185,8 +200,8 @@ type dryRunHandle struct {
 func (h dryRunHandle) ClientSet() kubernetes.Interface { return h.client }
 
 // victimRecorder is a preemption executor's PreemptPod that records the
-// victims (namespace/name) and evicts nothing. Reviews take turns on a
-// review framework: one recording at a time.
+// victims (namespace/name) and evicts nothing. A review framework serves
+// the review holding its snapshot: one recording at a time.
 type victimRecorder struct {
 	mu      sync.Mutex
 	victims []string
@@ -218,14 +233,6 @@ func (r *victimRecorder) take() []string {
 // close closes the framework's plugins, cancels its context and removes
 // its informer handlers.
 func (rf *reviewFramework) close() { rf.stop() }
-
-// Close closes the review framework of a generation, with the
-// generation (scheduler.Generation.Attach). A failure to close its
-// plugins is logged, never returned.
-func (rf *reviewFramework) Close() error {
-	rf.close()
-	return nil
-}
 
 // Parallelizer is what the framework's Filter and Score passes run on.
 func (rf *reviewFramework) Parallelizer() fwk.Parallelizer { return rf.fw.Parallelizer() }

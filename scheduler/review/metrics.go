@@ -28,12 +28,13 @@ import (
 // profile_scheduler_review_framework_builds_total and
 // _review_frameworks_open).
 var (
-	// reviewSnapshots counts the snapshots made for the reviews to share
-	// (cycle.go): one per Reviews, unless restoring one failed.
+	// reviewSnapshots counts the review snapshots made (snapshots.go):
+	// one per review answered at the same time and one for the shadows,
+	// unless restoring one failed.
 	reviewSnapshots = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: "profile_scheduler",
 		Name:      "review_snapshots_total",
-		Help:      "Snapshots of the cache made for SchedulingReviews to share; more than one per scheduler means restoring one failed.",
+		Help:      "Snapshots of the cache made for SchedulingReviews and rollouts' shadows, kept for the next ones: one per review answered at the same time, at most --review-concurrency, and one for the shadows; more means restoring one failed.",
 	})
 
 	// scenarioRunDuration observes each run of a review's scenario (one

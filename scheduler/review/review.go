@@ -24,7 +24,6 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
@@ -214,20 +213,19 @@ type WhatIfPod struct {
 const parallelism = 1
 
 // Reviews answers the scheduling reviews of one scheduler, reached
-// through host: it keeps the snapshot its reviews take turns on, and
-// attaches the framework the reviews of a serving generation share to
-// that generation. Make one per scheduler.
+// through host: it keeps the snapshots its reviews hold while they answer
+// (snapshots.go), one pool for the reviews and one for rollouts' shadows,
+// and attaches the frameworks the reviews of a serving generation share
+// to that generation. Make one per scheduler.
 type Reviews struct {
 	host Host
 	opts options
-	// mu is held by a review from the start of its cycle to its end
-	// (cycle.end): reviews take turns on snapshot. It is taken before any
-	// lock of the scheduler's (BuildFramework's).
-	mu sync.Mutex
-	// snapshot is made once (reviewSnapshots counts it), unless restoring
-	// it failed: every other review updates the one there is with the
-	// nodes that changed since the last review.
-	snapshot *internalcache.Snapshot
+	// reviews' snapshots, one per review answered at the same time;
+	// shadows' snapshot, one (the shadows of rollouts take turns on it).
+	reviews, shadows *pool
+	// attachMu: the frameworks of a generation are attached once. Taken
+	// before any lock of the scheduler's.
+	attachMu sync.Mutex
 }
 
 // New returns the reviews of host (a *scheduler.Scheduler).
@@ -237,7 +235,7 @@ func New(host Host, opts ...Option) *Reviews {
 		opt(&o)
 	}
 	registerMetrics()
-	return &Reviews{host: host, opts: o}
+	return &Reviews{host: host, opts: o, reviews: newPool(), shadows: newSharedPool()}
 }
 
 // Option configures Reviews.
@@ -302,7 +300,7 @@ func (rs *Reviews) review(ctx context.Context, req Request) (*Answer, error) {
 		prof = *req.Draft
 		// A draft that does not build is the answer, whatever the question.
 		var err error
-		if rc, err = rs.startReviewCycle(ctx, req.Draft, nil); err != nil {
+		if rc, err = rs.startReviewCycle(ctx, rs.reviews, req.Draft, nil); err != nil {
 			return nil, err
 		}
 		defer rc.end()
@@ -321,7 +319,7 @@ func (rs *Reviews) review(ctx context.Context, req Request) (*Answer, error) {
 		}
 		defer gen.Release(ctx)
 		prof = gen.Profile()
-		if rc, err = rs.startReviewCycle(ctx, nil, gen); err != nil {
+		if rc, err = rs.startReviewCycle(ctx, rs.reviews, nil, gen); err != nil {
 			return nil, err
 		}
 		defer rc.end()

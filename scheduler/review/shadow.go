@@ -34,7 +34,9 @@ var _ scheduler.ShadowJudge = &Reviews{}
 // servingNode, where the serving generation placed the pod, passes its
 // filters, and if not which plugin refused it. The pod is judged as if
 // it were not on servingNode. Nothing live is touched. Its work carries
-// the pprof label work=shadow.
+// the pprof label work=shadow. Shadows judge on a snapshot of their own,
+// never one a review holds: a user's reviews never keep a rollout's
+// shadow waiting.
 func (rs *Reviews) JudgeShadow(ctx context.Context, gen *scheduler.Generation, pod *v1.Pod, servingNode string) (v scheduler.ShadowVerdict, err error) {
 	pprof.Do(ctx, pprof.Labels("work", "shadow"), func(ctx context.Context) {
 		v, err = rs.judgeShadow(ctx, gen, pod, servingNode)
@@ -47,7 +49,7 @@ func (rs *Reviews) judgeShadow(ctx context.Context, gen *scheduler.Generation, p
 	if !rs.host.HasSynced() {
 		return v, ErrNotReady
 	}
-	rc, err := rs.startReviewCycle(ctx, nil, gen)
+	rc, err := rs.startReviewCycle(ctx, rs.shadows, nil, gen)
 	if err != nil {
 		return v, err
 	}
