@@ -20,8 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,8 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
-	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -74,53 +72,6 @@ type algorithm struct {
 	// schedulingCycle numbers the scheduling cycles, for opportunistic
 	// batching; nil (reviews): no batching.
 	schedulingCycle func() int64
-}
-
-// Algorithm is the algorithm on a snapshot of a caller's own, for work
-// beside the live cycle (package review): the same filter pass and
-// scoring the live cycle runs, one copy of the part that must never
-// differ. Its search starts where the live cycle's next one starts when
-// it is made and moves on per pass as the live one's does; it never
-// batches. Passes on one Algorithm take turns.
-type Algorithm struct{ a *algorithm }
-
-// Algorithm returns an algorithm on snapshot whose search starts at the
-// live cycle's next start index.
-func (s *Scheduler) Algorithm(snapshot *internalcache.Snapshot) *Algorithm {
-	return newAlgorithm(snapshot, s.opts.percentageOfNodesToScore, s.nextStartNodeIndex.Load())
-}
-
-func newAlgorithm(snapshot *internalcache.Snapshot, percentageOfNodesToScore int32, start int64) *Algorithm {
-	a := &algorithm{snapshot: snapshot, percentageOfNodesToScore: percentageOfNodesToScore, nextStartNodeIndex: new(atomic.Int64)}
-	a.nextStartNodeIndex.Store(start)
-	return &Algorithm{a: a}
-}
-
-// On returns an algorithm on snapshot whose search starts where a's next
-// one starts.
-func (a *Algorithm) On(snapshot *internalcache.Snapshot) *Algorithm {
-	return newAlgorithm(snapshot, a.a.percentageOfNodesToScore, a.a.nextStartNodeIndex.Load())
-}
-
-// StartIndex is where the next search of the nodes starts.
-func (a *Algorithm) StartIndex() int { return int(a.a.nextStartNodeIndex.Load()) }
-
-// FilterPass runs PreFilter, Filter and the extenders' filter for one pod
-// as search says, as the live cycle's findNodesThatFitPod does.
-func (a *Algorithm) FilterPass(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo, search Search) (Fit, error) {
-	return a.a.filterPass(ctx, fw, state, podInfo, search)
-}
-
-// NumFeasibleNodesToFind is how many feasible nodes end the live cycle's
-// search of numAllNodes nodes with fw.
-func (a *Algorithm) NumFeasibleNodesToFind(fw framework.Framework, numAllNodes int) int {
-	return int(a.a.numNodesToFind(fw, int32(numAllNodes)))
-}
-
-// Prioritize scores nodes for pod as the live cycle does (PreScore,
-// Score, NormalizeScore, the prioritizing extenders).
-func (a *Algorithm) Prioritize(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, error) {
-	return prioritizeNodes(ctx, fw, state, pod, nodes)
 }
 
 // scheduleResult is the outcome of the scheduling algorithm for one pod.
@@ -486,69 +437,39 @@ func findNodesThatPassExtenders(ctx context.Context, extenders []fwk.Extender, p
 	return feasible, nil
 }
 
-// prioritizeNodes runs PreScore and Score (weighted, normalized) and adds
-// the interested extenders' priorities times their weight.
-func prioritizeNodes(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, error) {
-	logger := klog.FromContext(ctx)
-	extenders := fw.Extenders()
-	if len(extenders) == 0 && !fw.HasScorePlugins() {
-		result := make([]fwk.NodePluginScores, 0, len(nodes))
-		for i := range nodes {
-			result = append(result, fwk.NodePluginScores{Name: nodes[i].Node().Name, TotalScore: 1})
-		}
-		return result, nil
+// pluginMetricsSamplePercent of cycles record per-plugin latency.
+const pluginMetricsSamplePercent = 10
+
+var clearNominatedNode = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
+
+// singleNodeFitError describes a rejection at Reserve, Permit or
+// WaitOnPermit, where only the chosen node was involved.
+func singleNodeFitError(pod *v1.Pod, node string, st *fwk.Status, addPluginStatus bool) *framework.FitError {
+	fitErr := &framework.FitError{
+		NumAllNodes: 1,
+		Pod:         pod,
+		Diagnosis:   framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()},
 	}
-	if st := fw.RunPreScorePlugins(ctx, state, pod, nodes); !st.IsSuccess() {
-		return nil, st.AsError()
+	fitErr.Diagnosis.NodeToStatus.Set(node, st)
+	if addPluginStatus {
+		fitErr.Diagnosis.AddPluginStatus(st)
+	} else {
+		fitErr.Diagnosis.UnschedulablePlugins = sets.New(st.Plugin())
 	}
-	scores, st := fw.RunScorePlugins(ctx, state, pod, nodes)
-	if !st.IsSuccess() {
-		return nil, st.AsError()
+	return fitErr
+}
+
+// FailedSchedulingMessage is the note of the FailedScheduling event for a
+// failed cycle's status (reviews report the same text).
+func FailedSchedulingMessage(status *fwk.Status) string {
+	return truncateMessage(status.Message())
+}
+
+func truncateMessage(message string) string {
+	limit := validation.NoteLengthLimit
+	if len(message) <= limit {
+		return message
 	}
-	if len(extenders) == 0 {
-		return scores, nil
-	}
-	byNode := make(map[string]*fwk.NodePluginScores, len(nodes))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i := range extenders {
-		e := extenders[i]
-		if !e.IsInterested(pod) {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			metrics.Goroutines.WithLabelValues(metrics.PrioritizingExtender).Inc()
-			defer func() {
-				metrics.Goroutines.WithLabelValues(metrics.PrioritizingExtender).Dec()
-				wg.Done()
-			}()
-			list, weight, err := e.Prioritize(pod, nodes)
-			if err != nil {
-				logger.V(5).Info("Failed to run extender's priority function. No score given by this extender.", "error", err, "extender", e.Name())
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, hp := range *list {
-				score := hp.Score * weight * (fwk.MaxScore / extenderv1.MaxExtenderPriority)
-				ns := byNode[hp.Host]
-				if ns == nil {
-					ns = &fwk.NodePluginScores{Name: hp.Host, Scores: make([]fwk.PluginScore, 0, len(extenders))}
-					byNode[hp.Host] = ns
-				}
-				ns.Scores = append(ns.Scores, fwk.PluginScore{Name: e.Name(), Score: score})
-				ns.TotalScore += score
-			}
-		}()
-	}
-	wg.Wait()
-	for i := range scores {
-		if ns, ok := byNode[nodes[i].Node().Name]; ok {
-			scores[i].Scores = append(scores[i].Scores, ns.Scores...)
-			scores[i].TotalScore += ns.TotalScore
-			scores[i].Randomizer = rand.Int()
-		}
-	}
-	return scores, nil
+	suffix := " ..."
+	return message[:limit-len(suffix)] + suffix
 }

@@ -18,6 +18,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"time"
@@ -428,4 +429,12 @@ func RunPodGroupAlgorithm(ctx context.Context, pl PodGroupPlacer, fw framework.F
 // with, and records what it did in result.
 func RunPodGroupPostFilter(ctx context.Context, pl PodGroupPlacer, fw framework.Framework, state *framework.CycleState, pgi *framework.QueuedPodGroupInfo, result *PodGroupResult, root *fwk.Status, postFilter PodGroupPostFilter) {
 	runPodGroupPostFilter(ctx, placerOf{pl}, fw, state, pgi, result.r, root, postFilter)
+}
+
+// errPodGroupUnschedulable says the pod group as a whole did not fit.
+var errPodGroupUnschedulable = errors.New("pod group is unschedulable")
+
+// pgKey is the key of a group in QueuedPodInfos.
+func pgKey(pgi *framework.PodGroupInfo) fwk.EntityKey {
+	return fwk.PodGroupKey(pgi.Namespace, pgi.Name)
 }

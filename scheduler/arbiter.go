@@ -19,7 +19,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +40,7 @@ import (
 // The bind arbiter decides, for the admission webhook on pods/binding that
 // every scheduler's binds pass (--bind-arbiter), whether a bind still fits
 // its node. The node is judged as the bind check judges it (bindcheck.go:
-// the room-judging Filter plugins, here with upstream's default args, on
+// the fit-judging Filter plugins, here with upstream's default args, on
 // the cache's copy of the node without the pod) with, besides the pods
 // the cache has, the binds the arbiter admitted that the cache has not
 // seen yet: a hold per admitted bind, released when the cache sees the
@@ -141,7 +140,7 @@ type Arbiter struct {
 }
 
 // NewArbiter builds the arbiter's check (upstream's default args for the
-// room-judging plugins), which lives as long as the scheduler. leading
+// fit-judging plugins), which lives as long as the scheduler. leading
 // reports whether this replica leads.
 func (s *Scheduler) NewArbiter(leading func() bool, opts ...ArbiterOption) (*Arbiter, error) {
 	o := arbiterOptions{lookupQPS: defaultArbiterLookupQPS, lookupBurst: defaultArbiterLookupBurst}
@@ -154,9 +153,9 @@ func (s *Scheduler) NewArbiter(leading func() bool, opts ...ArbiterOption) (*Arb
 		return nil, err
 	}
 	fi := newFrameworkInformers(s.informerFactory)
-	s.buildMu.Lock()
-	check, err := s.roomCheck(ctx, cfg.SchedulerName, cfg, fi)
-	s.buildMu.Unlock()
+	s.builder.mu.Lock()
+	check, err := s.builder.fitCheck(ctx, cfg.SchedulerName, cfg, fi)
+	s.builder.mu.Unlock()
 	if err != nil {
 		fi.removeHandlers()
 		return nil, fmt.Errorf("building the bind arbiter's check: %w", err)
@@ -170,7 +169,7 @@ func (s *Scheduler) NewArbiter(leading func() bool, opts ...ArbiterOption) (*Arb
 
 // arbiterProfile is the profile of the arbiter's check: upstream's
 // default profile (its args defaulted as kube-scheduler defaults them),
-// running the room-judging plugins only.
+// running the fit-judging plugins only.
 func arbiterProfile() (*config.KubeSchedulerProfile, error) {
 	def, err := DefaultProfile("profile-scheduler/bind-arbiter")
 	if err != nil {
@@ -329,84 +328,6 @@ func pluralCount(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// bindHolds are the binds the arbiter admitted that the cache has not seen
-// yet, by node. The scheduler's pod handlers release a hold when the cache
-// has the pod bound, or when the pod is deleted; a hold also ends at its
-// deadline (a bind that never committed). Safe for concurrent use.
-type bindHolds struct {
-	mu    sync.Mutex
-	nodes map[string]map[types.UID]bindHold
-	// node of each pod held, to release by UID.
-	node map[types.UID]string
-}
-
-type bindHold struct {
-	pod   *v1.Pod
-	until time.Time
-}
-
-func newBindHolds() *bindHolds {
-	return &bindHolds{nodes: map[string]map[types.UID]bindHold{}, node: map[types.UID]string{}}
-}
-
-// hold records an admitted bind of pod to nodeName until the deadline.
-func (h *bindHolds) hold(pod *v1.Pod, nodeName string, until time.Time) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.releaseLocked(pod.UID)
-	bound := pod.DeepCopy()
-	bound.Spec.NodeName = nodeName
-	if h.nodes[nodeName] == nil {
-		h.nodes[nodeName] = map[types.UID]bindHold{}
-	}
-	h.nodes[nodeName][pod.UID] = bindHold{pod: bound, until: until}
-	h.node[pod.UID] = nodeName
-	arbiterHolds.Set(float64(len(h.node)))
-}
-
-// release ends the hold of a pod, if any: the cache has it bound now, or
-// it is gone.
-func (h *bindHolds) release(uid types.UID) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.releaseLocked(uid)
-	arbiterHolds.Set(float64(len(h.node)))
-}
-
-func (h *bindHolds) releaseLocked(uid types.UID) {
-	node, ok := h.node[uid]
-	if !ok {
-		return
-	}
-	delete(h.node, uid)
-	delete(h.nodes[node], uid)
-	if len(h.nodes[node]) == 0 {
-		delete(h.nodes, node)
-	}
-}
-
-// onNode lists the pods held on nodeName at now, but except (the pod
-// being judged: a bind retried after a refusal in etcd is judged anew),
-// in a stable order; holds past their deadline end.
-func (h *bindHolds) onNode(nodeName string, except types.UID, now time.Time) []v1.Pod {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []v1.Pod
-	for uid, b := range h.nodes[nodeName] {
-		if !now.Before(b.until) {
-			h.releaseLocked(uid)
-			arbiterHoldsExpired.Inc()
-			continue
-		}
-		if uid != except {
-			out = append(out, *b.pod)
-		}
-	}
-	arbiterHolds.Set(float64(len(h.node)))
-	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
-	return out
-}
-
 var (
 	// arbiterDecisions counts the arbiter's decisions by the scheduler
 	// that asked (the pod's schedulerName), outcome and, for a refusal,
@@ -436,3 +357,8 @@ var (
 		Help:      "Admitted binds the cache never saw, whose hold on their node's room ended at its deadline.",
 	})
 )
+
+// arbiterCollectors are the metrics declared here (registerMetrics).
+func arbiterCollectors() []prometheus.Collector {
+	return []prometheus.Collector{arbiterDecisions, arbiterDecisionDuration, arbiterHolds, arbiterHoldsExpired}
+}

@@ -24,9 +24,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
@@ -35,12 +34,11 @@ import (
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // The bind check: just before a pod is bound, it is checked against its
 // node as the cache sees it then, with the pods bound by any scheduler
-// since the cycle's snapshot. Only the Filter plugins that judge room on
+// since the cycle's snapshot. Only the Filter plugins that judge fit on
 // the node take part (bindCheckPlugins), and only those the profile
 // enables at Filter; the pod's own required pod affinity is left out (a
 // pod that left cannot make a node too full), its anti-affinity is kept.
@@ -54,7 +52,7 @@ import (
 // profile take turns (mu): the framework's lister serves one node at a
 // time.
 //
-// While another scheduler binds (otherSchedulerActive), the node's pods
+// While another scheduler binds (bindTiming.otherActive), the node's pods
 // are also listed from the API server with a consistent read, and those
 // the cache has not seen yet are added: the informers deliver another
 // scheduler's binds some milliseconds late. The cache's copy of the node
@@ -81,7 +79,7 @@ import (
 // never refuses: the cache already holds every pod this scheduler
 // assumed, each placed with the others in view.
 
-// bindCheckPlugins are the Filter plugins that judge room on a node.
+// bindCheckPlugins are the Filter plugins that judge fit on a node.
 var bindCheckPlugins = sets.New(names.NodeResourcesFit, names.NodePorts, names.NodeVolumeLimits, names.InterPodAffinity)
 
 // bindCheckNodeGone is the refusing "plugin" when the node left the cache.
@@ -90,7 +88,7 @@ const bindCheckNodeGone = "NodeGone"
 // errNodeFilledUp marks a pod that the bind check refused.
 var errNodeFilledUp = errors.New("the node no longer has room for the pod")
 
-// bindCheck runs the room-judging Filter plugins of one profile on one
+// bindCheck runs the fit-judging Filter plugins of one profile on one
 // node. It is built with the profile's framework and closed with it.
 type bindCheck struct {
 	profile string
@@ -98,51 +96,6 @@ type bindCheck struct {
 	// mu serializes checks: lister's snapshot is set for one at a time.
 	mu     sync.Mutex
 	lister *oneNodeLister
-}
-
-// newBindCheck builds the check of the framework fw built from prof, or
-// returns nil when fw enables none of bindCheckPlugins at Filter.
-func (s *Scheduler) newBindCheck(ctx context.Context, prof *config.KubeSchedulerProfile, fw framework.Framework, fi *frameworkInformers) (*bindCheck, error) {
-	listed := fw.ListPlugins()
-	filter := keepPlugins(listed.Filter, bindCheckPlugins)
-	if len(filter.Enabled) == 0 {
-		return nil, nil
-	}
-	cfg := &config.KubeSchedulerProfile{
-		SchedulerName: prof.SchedulerName + "/bind-check",
-		Plugins: &config.Plugins{
-			QueueSort: listed.QueueSort,
-			PreFilter: keepPlugins(listed.PreFilter, sets.New(pluginNames(filter)...)),
-			Filter:    filter,
-			// GangScheduling is kept where the profile has it (the check
-			// never runs Permit): with pod groups on, a framework without
-			// it logs an error at build, about gangs the check never sees.
-			Permit: keepPlugins(listed.Permit, sets.New(names.GangScheduling)),
-			Bind:   listed.Bind,
-		},
-		PluginConfig: prof.PluginConfig,
-	}
-	return s.roomCheck(ctx, prof.SchedulerName, cfg, fi)
-}
-
-// roomCheck builds a check, labelled profile in metrics, running cfg's
-// plugins on one node, its informers' handlers fi's. The caller holds
-// buildMu.
-func (s *Scheduler) roomCheck(ctx context.Context, profile string, cfg *config.KubeSchedulerProfile, fi *frameworkInformers) (*bindCheck, error) {
-	lister := &oneNodeLister{empty: internalcache.NewEmptySnapshot()}
-	opts := append([]frameworkruntime.Option{
-		frameworkruntime.WithClientSet(s.client),
-		frameworkruntime.WithKubeConfig(s.opts.kubeConfig),
-		frameworkruntime.WithInformerFactory(fi),
-		frameworkruntime.WithSnapshotSharedLister(lister),
-		frameworkruntime.WithParallelism(1),
-		frameworkruntime.WithMetricsRecorder(s.metricsRecorder),
-	}, s.sharedHandles...)
-	checkFw, err := frameworkruntime.NewFramework(ctx, s.registry, cfg, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("building the bind check: %w", err)
-	}
-	return &bindCheck{profile: profile, fw: checkFw, lister: lister}, nil
 }
 
 func keepPlugins(set config.PluginSet, keep sets.Set[string]) config.PluginSet {
@@ -168,44 +121,6 @@ func (c *bindCheck) close() error {
 		return nil
 	}
 	return c.fw.Close()
-}
-
-// checkBeforeBind runs c (nil: no check): nil when pod, assumed on
-// nodeName, still fits there as the cache sees it now, an Unschedulable
-// status wrapping errNodeFilledUp when it does not. An error of a plugin
-// is logged and lets the bind go on: only a plugin's verdict refuses.
-func (s *Scheduler) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.Pod, nodeName string) *fwk.Status {
-	if c == nil || !s.opts.bindCheck {
-		return nil
-	}
-	start := time.Now()
-	var fromAPI podsOnNode
-	if s.otherSchedulerActive() && !s.opts.bindArbiter {
-		fromAPI = s.podsOnNodeFromAPI
-	}
-	st, lastRoom := c.run(ctx, s.cache, fromAPI, pod, nodeName)
-	if settle := s.bindTiming.settle(); st.IsSuccess() && lastRoom && settle > 0 {
-		bindCheckSettles.WithLabelValues(c.profile).Inc()
-		select {
-		case <-ctx.Done():
-			return fwk.AsStatus(context.Cause(ctx))
-		case <-time.After(settle):
-		}
-		st, _ = c.run(ctx, s.cache, fromAPI, pod, nodeName)
-	}
-	bindCheckDuration.WithLabelValues(c.profile).Observe(time.Since(start).Seconds())
-	if st.IsSuccess() {
-		return nil
-	}
-	logger := klog.FromContext(ctx)
-	if !st.IsRejected() {
-		logger.Error(st.AsError(), "Bind check failed; binding anyway", "node", nodeName)
-		return nil
-	}
-	bindChecksRefused.WithLabelValues(c.profile, st.Plugin()).Inc()
-	err := fmt.Errorf("%w: node %q: %s (pods bound since this pod's scheduling cycle took the room); the pod is scheduled again", errNodeFilledUp, nodeName, st.Message())
-	logger.V(2).Info("Bind check refused the pod; scheduling it again", "node", nodeName, "plugin", st.Plugin(), "reason", st.Message())
-	return fwk.NewStatus(fwk.Unschedulable).WithError(err).WithPlugin(st.Plugin())
 }
 
 // podsOnNode lists the pods bound to a node, as the API server has them.
@@ -335,11 +250,6 @@ func (t *bindTiming) otherSeenBound(uid types.UID, now time.Time) {
 // forget drops a pod seen pending that was deleted.
 func (t *bindTiming) forget(uid types.UID) { t.otherPending.Delete(uid) }
 
-// otherSchedulerActive reports whether a scheduler that no profile serves
-// bound a pod within otherSchedulerWindow (the overcommit watcher's pod
-// handler notes it).
-func (s *Scheduler) otherSchedulerActive() bool { return s.bindTiming.otherActive() }
-
 // maxBindSettle bounds the settle before a second check.
 const maxBindSettle = time.Second
 
@@ -366,18 +276,6 @@ func (m *movingAverage) observe(d time.Duration) {
 // get is the average, at most maxBindSettle; 0 before any observation.
 func (m *movingAverage) get() time.Duration {
 	return min(time.Duration(m.avg.Load()), maxBindSettle)
-}
-
-// podsOnNodeFromAPI lists the pods bound to nodeName with a consistent
-// read (the API server's current state, not a cache's).
-func (s *Scheduler) podsOnNodeFromAPI(ctx context.Context, nodeName string) ([]v1.Pod, error) {
-	list, err := s.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", nodeName).String(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	return list.Items, nil
 }
 
 // withoutPodAffinity is pod without its pod affinity terms (anti-affinity
@@ -450,4 +348,37 @@ func (l *oneNodeLister) Get(nodeName string) (fwk.NodeInfo, error) {
 }
 func (l *oneNodeLister) IsPVCUsedByPods(key string) bool {
 	return l.node != nil && l.node.PVCRefCounts[key] > 0
+}
+
+// Metrics of the check before binding.
+var (
+	// bindChecksRefused counts the pods the check before binding refused
+	// (bindcheck.go), per profile and refusing plugin (NodeGone when the
+	// node left the cache).
+	bindChecksRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "bind_checks_refused_total",
+		Help:      "Pods not bound because their node no longer had room for them just before the bind, by profile and refusing plugin.",
+	}, []string{"profile", "plugin"})
+	// bindCheckSettles counts the pods checked a second time, after a
+	// settle, because they take their node's last room while another
+	// scheduler binds.
+	bindCheckSettles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "bind_check_settles_total",
+		Help:      "Pods checked again after a settle, before binding, because they take their node's last room while another scheduler binds, by profile.",
+	}, []string{"profile"})
+	// bindCheckDuration observes each check before binding, per profile
+	// (its count is the number of checks).
+	bindCheckDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: operatorMetricsNamespace,
+		Name:      "bind_check_duration_seconds",
+		Help:      "Time to check a pod against its node just before binding it, by profile.",
+		Buckets:   []float64{.00001, .000025, .00005, .0001, .00025, .0005, .001, .0025, .01, .025, .05, .1, .25, .5, 1},
+	}, []string{"profile"})
+)
+
+// bindCheckCollectors are the metrics declared here (registerMetrics).
+func bindCheckCollectors() []prometheus.Collector {
+	return []prometheus.Collector{bindChecksRefused, bindCheckSettles, bindCheckDuration}
 }

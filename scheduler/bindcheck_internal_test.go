@@ -115,7 +115,7 @@ func TestBindCheck(t *testing.T) {
 			s := newUnstartedScheduler(t)
 			_, err := s.Apply(ctx, testProfile(t, "ours"))
 			g.Expect(err).NotTo(HaveOccurred())
-			lp := s.acquireProfile("ours")
+			lp := s.gens.acquire("ours")
 			defer lp.release(logger)
 			g.Expect(lp.check).NotTo(BeNil())
 
@@ -135,7 +135,7 @@ func TestBindCheck(t *testing.T) {
 			if node != "n3" {
 				g.Expect(s.cache.AssumePod(logger, pod)).To(Succeed())
 			}
-			st := s.checkBeforeBind(ctx, lp.check, pod, node)
+			st := s.binder.checkBeforeBind(ctx, lp.check, pod, node)
 			if tc.refused == "" {
 				g.Expect(st.IsSuccess()).To(BeTrue(), "refused: %v", st.Message())
 				return
@@ -157,7 +157,7 @@ func lastRoomSetup(t *testing.T, cpu string) (s *Scheduler, lp *liveProfile, cac
 	s = newUnstartedScheduler(t)
 	_, err := s.Apply(context.Background(), testProfile(t, "ours"))
 	g.Expect(err).NotTo(HaveOccurred())
-	lp = s.acquireProfile("ours")
+	lp = s.gens.acquire("ours")
 	t.Cleanup(func() { lp.release(logger) })
 	s.cache.AddNode(logger, checkNode("n1", "2"))
 	cached = checkPod("o", "default-scheduler", "n1", "500m", nil)
@@ -200,13 +200,13 @@ func TestBindCheckReadsTheAPIServer(t *testing.T) {
 	g.Expect(st.IsSuccess()).To(BeTrue(), "a failed list checks with the cache alone")
 	g.Expect(lastRoom).To(BeTrue(), "with the cache alone a second pod of 1 CPU would not fit")
 
-	g.Expect(s.otherSchedulerActive()).To(BeFalse())
-	s.noteOtherBind(nil, checkPod("mine", "ours", "n1", "1", nil))
-	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "a pod of ours")
-	s.noteOtherBind(checkPod("theirs", "default-scheduler", "n1", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
-	g.Expect(s.otherSchedulerActive()).To(BeFalse(), "an update of a pod bound before")
-	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
-	g.Expect(s.otherSchedulerActive()).To(BeTrue())
+	g.Expect(s.bindTiming.otherActive()).To(BeFalse())
+	s.overcommit.noteOtherBind(nil, checkPod("mine", "ours", "n1", "1", nil))
+	g.Expect(s.bindTiming.otherActive()).To(BeFalse(), "a pod of ours")
+	s.overcommit.noteOtherBind(checkPod("theirs", "default-scheduler", "n1", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.bindTiming.otherActive()).To(BeFalse(), "an update of a pod bound before")
+	s.overcommit.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	g.Expect(s.bindTiming.otherActive()).To(BeTrue())
 }
 
 // TestOtherPlacement checks the other scheduler's placement time: from a
@@ -219,22 +219,22 @@ func TestOtherPlacement(t *testing.T) {
 	_, err := s.Apply(context.Background(), testProfile(t, "ours"))
 	g.Expect(err).NotTo(HaveOccurred())
 
-	s.noteOtherBind(nil, checkPod("mine", "ours", "", "1", nil))
-	s.noteOtherBind(checkPod("mine", "ours", "", "1", nil), checkPod("mine", "ours", "n1", "1", nil))
-	s.noteOtherBind(nil, checkPod("bound", "default-scheduler", "n1", "1", nil))
+	s.overcommit.noteOtherBind(nil, checkPod("mine", "ours", "", "1", nil))
+	s.overcommit.noteOtherBind(checkPod("mine", "ours", "", "1", nil), checkPod("mine", "ours", "n1", "1", nil))
+	s.overcommit.noteOtherBind(nil, checkPod("bound", "default-scheduler", "n1", "1", nil))
 	g.Expect(s.bindTiming.otherPlacement.get()).To(BeZero(), "no pod of another scheduler seen pending, then bound")
 
 	gone := checkPod("gone", "default-scheduler", "", "1", nil)
-	s.noteOtherBind(nil, gone)
+	s.overcommit.noteOtherBind(nil, gone)
 	_, pending := s.bindTiming.otherPending.Load(gone.UID)
 	g.Expect(pending).To(BeTrue())
-	s.podDeleted(gone)
+	s.overcommit.podDeleted(gone)
 	_, pending = s.bindTiming.otherPending.Load(gone.UID)
 	g.Expect(pending).To(BeFalse(), "forgotten when deleted")
 
-	s.noteOtherBind(nil, checkPod("theirs", "default-scheduler", "", "1", nil))
+	s.overcommit.noteOtherBind(nil, checkPod("theirs", "default-scheduler", "", "1", nil))
 	time.Sleep(20 * time.Millisecond)
-	s.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
+	s.overcommit.noteOtherBind(checkPod("theirs", "default-scheduler", "", "1", nil), checkPod("theirs", "default-scheduler", "n1", "1", nil))
 	g.Expect(s.bindTiming.otherPlacement.get()).To(BeNumerically(">=", 20*time.Millisecond))
 	g.Expect(s.bindTiming.otherPlacement.get()).To(BeNumerically("<", maxBindSettle))
 	_, pending = s.bindTiming.otherPending.Load(types.UID("theirs"))
@@ -283,7 +283,7 @@ func TestBindCheckSettles(t *testing.T) {
 			s, lp, cached, pod := lastRoomSetup(t, tc.cpu)
 			s.opts.bindArbiter = tc.arbiter
 			if !tc.alone {
-				s.noteOtherBind(checkPod("o", "default-scheduler", "", "500m", nil), cached)
+				s.overcommit.noteOtherBind(checkPod("o", "default-scheduler", "", "500m", nil), cached)
 			}
 			s.bindTiming.roundTrip.observe(roundTrip)
 
@@ -302,7 +302,7 @@ func TestBindCheckSettles(t *testing.T) {
 			})
 			settles := testutil.ToFloat64(bindCheckSettles.WithLabelValues("ours"))
 			start := time.Now()
-			st := s.checkBeforeBind(ctx, lp.check, pod, "n1")
+			st := s.binder.checkBeforeBind(ctx, lp.check, pod, "n1")
 			took := time.Since(start)
 
 			g.Expect(lists).To(Equal(tc.wantLists), "lists of the node's pods")
@@ -353,9 +353,9 @@ func TestBindCheckOff(t *testing.T) {
 	s.opts.bindCheck = false
 	_, err := s.Apply(context.Background(), testProfile(t, "ours"))
 	g.Expect(err).NotTo(HaveOccurred())
-	lp := s.acquireProfile("ours")
+	lp := s.gens.acquire("ours")
 	defer lp.release(klog.Background())
-	g.Expect(s.checkBeforeBind(context.Background(), lp.check, checkPod("p", "ours", "gone", "1", nil), "gone").IsSuccess()).To(BeTrue())
+	g.Expect(s.binder.checkBeforeBind(context.Background(), lp.check, checkPod("p", "ours", "gone", "1", nil), "gone").IsSuccess()).To(BeTrue())
 }
 
 // BenchmarkBindCheck times one check of a pod on a node holding 30 pods.
@@ -366,7 +366,7 @@ func BenchmarkBindCheck(b *testing.B) {
 	if _, err := cs.Apply(ctx, testProfile(b, "ours")); err != nil {
 		b.Fatal(err)
 	}
-	lp := cs.acquireProfile("ours")
+	lp := cs.gens.acquire("ours")
 	defer lp.release(logger)
 	cs.cache.AddNode(logger, checkNode("n1", "64"))
 	for i := range 30 {
@@ -380,7 +380,7 @@ func BenchmarkBindCheck(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if st := cs.checkBeforeBind(ctx, lp.check, pod, "n1"); !st.IsSuccess() {
+		if st := cs.binder.checkBeforeBind(ctx, lp.check, pod, "n1"); !st.IsSuccess() {
 			b.Fatal(st.Message())
 		}
 	}

@@ -19,23 +19,48 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
-	"k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/util"
+
+	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
+
+// binder is what a loop's cycles and the binding goroutines they start
+// share to bind a pod or to give it back to the queue: the client, the
+// cache, the queue and the pod informer, the generations serving now
+// (whose counts it records), the assume ledger (a nomination counts as
+// an assume) and what the bind check knows of bind timing. It outlives
+// every loop: a binding goes on after its loop stopped.
+type binder struct {
+	client    kubernetes.Interface
+	cache     internalcache.Cache
+	queue     *queue.Queue
+	podLister listersv1.PodLister
+	gens      *generations
+	assumes   *assumeLedger
+	timing    *bindTiming
+	// opts are the scheduler's: bindCheck and bindArbiter set how the
+	// bind check runs (checkBeforeBind).
+	opts *options
+}
 
 // runBindingCycle binds an assumed pod on the framework its scheduling
 // cycle used (check is that profile's bind check), and cleans up on
@@ -47,36 +72,36 @@ import (
 // room and places the pod elsewhere or finds it unschedulable. Only the
 // first of consecutive failures is retried at once; a pod refused again
 // before any other outcome waits out its back-off, so it never spins.
-func (s *Scheduler) runBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, check *bindCheck, result scheduleResult, assumed *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) {
+func (b *binder) runBindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, check *bindCheck, result scheduleResult, assumed *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	metrics.Goroutines.WithLabelValues(metrics.Binding).Inc()
 	defer metrics.Goroutines.WithLabelValues(metrics.Binding).Dec()
 
-	status := s.bindingCycle(ctx, state, fw, check, result, assumed, start, podsToActivate)
+	status := b.bindingCycle(ctx, state, fw, check, result, assumed, start, podsToActivate)
 	if status.IsSuccess() {
 		return
 	}
 	if errors.Is(status.AsError(), errNodeFilledUp) && assumed.ConsecutiveErrorsCount == 0 {
 		// Deferred: after the pod is back in the queue.
-		defer s.queue.Activate(klog.FromContext(ctx), map[string]*v1.Pod{assumed.Pod.Namespace + "/" + assumed.Pod.Name: assumed.Pod})
+		defer b.queue.Activate(klog.FromContext(ctx), map[string]*v1.Pod{assumed.Pod.Namespace + "/" + assumed.Pod.Name: assumed.Pod})
 	}
-	if err := s.unreserveAndForgetInCache(ctx, state, fw, assumed, result.suggestedHost); err != nil {
+	if err := b.unreserveAndForgetInCache(ctx, state, fw, assumed, result.suggestedHost); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed")
 	} else {
 		// The forgotten pod held resources: other pods may fit now. The pod
 		// itself is not moved by this event when it was rejected.
 		if status.IsRejected() {
 			uid := assumed.Pod.UID
-			defer s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumed.Pod, nil, func(p *v1.Pod) bool { return p.UID != uid })
+			defer b.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumed.Pod, nil, func(p *v1.Pod) bool { return p.UID != uid })
 		} else {
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumed.Pod, nil, nil)
+			b.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, assumed.Pod, nil, nil)
 		}
 	}
-	s.handleSchedulingFailure(ctx, fw, assumed, status, clearNominatedNode, start)
+	b.handleSchedulingFailure(ctx, fw, assumed, status, clearNominatedNode, start)
 }
 
-func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, check *bindCheck, result scheduleResult, assumedInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) *fwk.Status {
+func (b *binder) bindingCycle(ctx context.Context, state fwk.CycleState, fw framework.Framework, check *bindCheck, result scheduleResult, assumedInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	assumed := assumedInfo.Pod
 
@@ -89,7 +114,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 		if preFlight.IsSuccess() || fw.WillWaitOnPermit(ctx, assumed) {
 			// Tell other components (the cluster autoscaler) where the pod
 			// is going while it waits or pre-binds.
-			if err := updatePod(ctx, s.client, assumed, nil, &fwk.NominatingInfo{NominatedNodeName: result.suggestedHost, NominatingMode: fwk.ModeOverride}); err != nil {
+			if err := updatePod(ctx, b.client, assumed, nil, &fwk.NominatingInfo{NominatedNodeName: result.suggestedHost, NominatingMode: fwk.ModeOverride}); err != nil {
 				logger.Error(err, "Failed to update the nominated node name in the binding cycle", "nominatedNodeName", result.suggestedHost)
 			}
 		}
@@ -103,7 +128,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 	}
 	// Past Permit a failure is an error, not unschedulable: the pod is
 	// retried after back-off.
-	s.queue.Done(assumed.UID)
+	b.queue.Done(assumed.UID)
 
 	if preFlight.IsSuccess() {
 		var cancelPreBind context.CancelCauseFunc
@@ -121,10 +146,10 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 	}
 	// The node as the cache sees it now, with the pods any scheduler bound
 	// since this cycle's snapshot.
-	if st := s.checkBeforeBind(ctx, check, assumed, result.suggestedHost); !st.IsSuccess() {
+	if st := b.checkBeforeBind(ctx, check, assumed, result.suggestedHost); !st.IsSuccess() {
 		return st
 	}
-	if st := s.bind(ctx, fw, assumed, result.suggestedHost, state); !st.IsSuccess() {
+	if st := b.bind(ctx, fw, assumed, result.suggestedHost, state); !st.IsSuccess() {
 		return st
 	}
 	logger.V(2).Info("Successfully bound pod to node", "node", result.suggestedHost, "evaluatedNodes", result.evaluatedNodes, "feasibleNodes", result.feasibleNodes)
@@ -133,14 +158,14 @@ func (s *Scheduler) bindingCycle(ctx context.Context, state fwk.CycleState, fw f
 	if assumedInfo.InitialAttemptTimestamp != nil {
 		latency = time.Since(*assumedInfo.InitialAttemptTimestamp)
 	}
-	s.statsOf(fw).record(outcomeBound, latency)
+	b.gens.statsOf(fw).record(outcomeBound, latency)
 	metrics.PodSchedulingAttempts.Observe(float64(assumedInfo.Attempts))
 	if assumedInfo.InitialAttemptTimestamp != nil {
 		metrics.PodSchedulingSLIDuration.WithLabelValues(attemptsLabel(assumedInfo)).Observe(metrics.SinceInSeconds(*assumedInfo.InitialAttemptTimestamp))
 	}
-	s.runPostBindPlugins(ctx, fw, state, assumed, result.suggestedHost)
+	b.runPostBindPlugins(ctx, fw, state, assumed, result.suggestedHost)
 	if len(podsToActivate.Map) != 0 {
-		s.queue.Activate(logger, podsToActivate.Map)
+		b.queue.Activate(logger, podsToActivate.Map)
 	}
 	return nil
 }
@@ -154,7 +179,7 @@ func attemptsLabel(p *framework.QueuedPodInfo) string {
 
 // bind binds through the first interested binder extender, else the bind
 // plugins, then finishes the binding in the cache.
-func (s *Scheduler) bind(ctx context.Context, fw framework.Framework, assumed *v1.Pod, node string, state fwk.CycleState) (status *fwk.Status) {
+func (b *binder) bind(ctx context.Context, fw framework.Framework, assumed *v1.Pod, node string, state fwk.CycleState) (status *fwk.Status) {
 	logger := klog.FromContext(ctx)
 	start := time.Now()
 	defer func() {
@@ -162,7 +187,7 @@ func (s *Scheduler) bind(ctx context.Context, fw framework.Framework, assumed *v
 			logger.V(1).Info("Failed to bind pod", "status", status.Message())
 			return
 		}
-		s.bindTiming.roundTrip.observe(time.Since(start))
+		b.timing.roundTrip.observe(time.Since(start))
 		fw.EventRecorder().WithLogger(logger).Eventf(assumed, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %v/%v to %v", assumed.Namespace, assumed.Name, node)
 	}()
 	for _, e := range fw.Extenders() {
@@ -185,12 +210,12 @@ func (s *Scheduler) bind(ctx context.Context, fw framework.Framework, assumed *v
 // handleSchedulingFailure records the failure: the pod goes back to the
 // queue (unless it is gone or bound), gets a FailedScheduling event and the
 // PodScheduled=False condition, and its nominated node is updated.
-func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo, start time.Time) {
+func (b *binder) handleSchedulingFailure(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo, start time.Time) {
 	podInfo = podInfo.DeepCopy()
 	calledDone := false
 	defer func() {
 		if !calledDone {
-			s.queue.Done(podInfo.Pod.UID)
+			b.queue.Done(podInfo.Pod.UID)
 		}
 	}()
 	logger := klog.FromContext(ctx)
@@ -199,11 +224,11 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 		reason = v1.PodReasonUnschedulable
 		metrics.PodUnschedulable(fw.ProfileName(), metrics.SinceInSeconds(start))
 		if !errors.Is(status.AsError(), errNodeFilledUp) {
-			s.statsOf(fw).record(outcomeUnschedulable, 0)
+			b.gens.statsOf(fw).record(outcomeUnschedulable, 0)
 		}
 	} else {
 		metrics.PodScheduleError(fw.ProfileName(), metrics.SinceInSeconds(start))
-		s.statsOf(fw).record(outcomeError, 0)
+		b.gens.statsOf(fw).record(outcomeError, 0)
 	}
 	pod := podInfo.Pod
 	err := status.AsError()
@@ -229,7 +254,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	// Once podInfo is handed to the queue, informer updates may change it;
 	// the nominator gets its own copy.
 	nominated := podInfo.PodInfo
-	cached, e := s.podLister.Pods(pod.Namespace).Get(pod.Name)
+	cached, e := b.podLister.Pods(pod.Namespace).Get(pod.Name)
 	switch {
 	case e != nil:
 		logger.Info("Pod doesn't exist in informer cache", "err", e)
@@ -243,22 +268,22 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 		podInfo.PodInfo, _ = framework.NewPodInfo(cached.DeepCopy())
 		pod = podInfo.Pod
 		nominated = podInfo.PodInfo.DeepCopy()
-		if err := s.queue.AddUnschedulableIfNotPresent(ctx, podInfo); err != nil {
+		if err := b.queue.AddUnschedulableIfNotPresent(ctx, podInfo); err != nil {
 			utilruntime.HandleErrorWithContext(ctx, err, "Requeueing pod failed")
 		}
 		calledDone = true
 	}
 
-	s.queue.AddNominatedPod(logger, nominated, nominatingInfo)
+	b.queue.AddNominatedPod(logger, nominated, nominatingInfo)
 	if nominatingInfo.Mode() == fwk.ModeOverride && nominatingInfo.NominatedNodeName != "" {
-		s.noteNomination(nominatingInfo.NominatedNodeName)
+		b.assumes.noteNomination(nominatingInfo.NominatedNodeName)
 	}
 	if err == nil {
 		return
 	}
 	msg := FailedSchedulingMessage(status)
 	fw.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
-	if err := updatePod(ctx, s.client, pod, &v1.PodCondition{
+	if err := updatePod(ctx, b.client, pod, &v1.PodCondition{
 		Type:               v1.PodScheduled,
 		ObservedGeneration: podutil.CalculatePodConditionObservedGeneration(&pod.Status, pod.Generation, v1.PodScheduled),
 		Status:             v1.ConditionFalse,
@@ -267,21 +292,6 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, fw framework.Fr
 	}, nominatingInfo); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Error updating pod")
 	}
-}
-
-// FailedSchedulingMessage is the note of the FailedScheduling event for a
-// failed cycle's status (reviews report the same text).
-func FailedSchedulingMessage(status *fwk.Status) string {
-	return truncateMessage(status.Message())
-}
-
-func truncateMessage(message string) string {
-	limit := validation.NoteLengthLimit
-	if len(message) <= limit {
-		return message
-	}
-	suffix := " ..."
-	return message[:limit-len(suffix)] + suffix
 }
 
 // updatePod patches the pod's status with condition and the nominated node
@@ -299,4 +309,140 @@ func updatePod(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, co
 	}
 	logger.V(3).Info("Updating pod condition and nominated node name", "pod", klog.KObj(pod))
 	return util.PatchPodStatus(ctx, client, pod.Name, pod.Namespace, &pod.Status, statusCopy)
+}
+
+// forgetAfterPanic undoes what a candidate's cycle that panicked did to
+// pod in the cache: if pod is assumed there, its Reserve is undone (a
+// panic of Unreserve is contained too) and it is forgotten, so that its
+// node's room is not lost for every profile.
+func (b *binder) forgetAfterPanic(ctx context.Context, state fwk.CycleState, fw framework.Framework, pod *v1.Pod) {
+	logger := klog.FromContext(ctx)
+	if assumed, err := b.cache.IsAssumedPod(pod); err != nil || !assumed {
+		return
+	}
+	cached, err := b.cache.GetPod(pod)
+	if err != nil || cached.Spec.NodeName == "" {
+		return
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				logger.Error(panicError(r), "Unreserve of a rollout's candidate panicked while undoing a panicked cycle", "pod", klog.KObj(pod))
+			}
+		}()
+		fw.RunReservePluginsUnreserve(ctx, state, cached, cached.Spec.NodeName)
+	}()
+	if err := b.cache.ForgetPod(logger, cached); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed after a candidate's panic", "pod", klog.KObj(pod))
+		return
+	}
+	// The forgotten pod held room: other pods may fit now.
+	b.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, cached, nil, func(p *v1.Pod) bool { return p.UID != pod.UID })
+}
+
+// containBindingPanic, deferred around a candidate's binding cycle, turns
+// a panic of one of its plugins into a failed binding: the pod is
+// forgotten and goes back to the queue with the error, the candidate
+// counts an error, and the process goes on.
+func (b *binder) containBindingPanic(ctx context.Context, state fwk.CycleState, prof *liveProfile, assumed *framework.QueuedPodInfo, start time.Time) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	err := panicError(r)
+	klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in its binding cycle", "pod", klog.KObj(assumed.Pod))
+	prof.stats.panicked()
+	b.forgetAfterPanic(ctx, state, prof.fw, assumed.Pod)
+	b.handleSchedulingFailure(ctx, prof.fw, assumed, fwk.AsStatus(err), clearNominatedNode, start)
+}
+
+// runPostBindPlugins runs fw's PostBind plugins. A panic of a candidate's
+// is logged and counted against it: the pod is bound, nothing is undone.
+func (b *binder) runPostBindPlugins(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, node string) {
+	if !b.gens.servesFramework(fw) {
+		defer func() {
+			if r := recover(); r != nil {
+				klog.FromContext(ctx).Error(panicError(r), "A PostBind plugin of a rollout's candidate panicked; the pod is bound", "pod", klog.KObj(pod))
+				if g := b.gens.statsOf(fw); g != nil {
+					g.panicked()
+				}
+			}
+		}()
+	}
+	fw.RunPostBindPlugins(ctx, state, pod, node)
+}
+
+// checkBeforeBind runs c (nil: no check): nil when pod, assumed on
+// nodeName, still fits there as the cache sees it now, an Unschedulable
+// status wrapping errNodeFilledUp when it does not. An error of a plugin
+// is logged and lets the bind go on: only a plugin's verdict refuses.
+func (b *binder) checkBeforeBind(ctx context.Context, c *bindCheck, pod *v1.Pod, nodeName string) *fwk.Status {
+	if c == nil || !b.opts.bindCheck {
+		return nil
+	}
+	start := time.Now()
+	var fromAPI podsOnNode
+	if b.timing.otherActive() && !b.opts.bindArbiter {
+		fromAPI = b.podsOnNodeFromAPI
+	}
+	st, lastRoom := c.run(ctx, b.cache, fromAPI, pod, nodeName)
+	if settle := b.timing.settle(); st.IsSuccess() && lastRoom && settle > 0 {
+		bindCheckSettles.WithLabelValues(c.profile).Inc()
+		select {
+		case <-ctx.Done():
+			return fwk.AsStatus(context.Cause(ctx))
+		case <-time.After(settle):
+		}
+		st, _ = c.run(ctx, b.cache, fromAPI, pod, nodeName)
+	}
+	bindCheckDuration.WithLabelValues(c.profile).Observe(time.Since(start).Seconds())
+	if st.IsSuccess() {
+		return nil
+	}
+	logger := klog.FromContext(ctx)
+	if !st.IsRejected() {
+		logger.Error(st.AsError(), "Bind check failed; binding anyway", "node", nodeName)
+		return nil
+	}
+	bindChecksRefused.WithLabelValues(c.profile, st.Plugin()).Inc()
+	err := fmt.Errorf("%w: node %q: %s (pods bound since this pod's scheduling cycle took the room); the pod is scheduled again", errNodeFilledUp, nodeName, st.Message())
+	logger.V(2).Info("Bind check refused the pod; scheduling it again", "node", nodeName, "plugin", st.Plugin(), "reason", st.Message())
+	return fwk.NewStatus(fwk.Unschedulable).WithError(err).WithPlugin(st.Plugin())
+}
+
+// podsOnNodeFromAPI lists the pods bound to nodeName with a consistent
+// read (the API server's current state, not a cache's).
+func (b *binder) podsOnNodeFromAPI(ctx context.Context, nodeName string) ([]v1.Pod, error) {
+	list, err := b.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", nodeName).String(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// unreserveAndForgetInCache unreserves a pod assumed in the cache and
+// forgets it there.
+func (b *binder) unreserveAndForgetInCache(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
+	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
+	return b.cache.ForgetPod(klog.FromContext(ctx), assumed.Pod)
+}
+
+// updatePodGroupCondition patches condition on the PodGroup; a group once
+// scheduled does not go back to False.
+func (b *binder) updatePodGroupCondition(ctx context.Context, pgi *framework.PodGroupInfo, condition *metav1.Condition) {
+	pg := pgi.PodGroup
+	existing := apimeta.FindStatusCondition(pg.Status.Conditions, condition.Type)
+	if existing != nil && existing.Status == metav1.ConditionTrue && condition.Status != metav1.ConditionTrue {
+		return
+	}
+	condition.ObservedGeneration = pg.Generation
+	newStatus := pg.Status.DeepCopy()
+	if !apimeta.SetStatusCondition(&newStatus.Conditions, *condition) {
+		return
+	}
+	if err := util.PatchPodGroupStatus(ctx, b.client, pgi.Name, pgi.Namespace, &pg.Status, newStatus); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Failed to update PodGroup status", "podGroup", klog.KObj(pgi))
+	}
 }

@@ -26,7 +26,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
@@ -34,8 +33,8 @@ import (
 )
 
 func (s *Scheduler) addPodAndNodeHandlers() error {
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
+	s.watcher.mu.Lock()
+	defer s.watcher.mu.Unlock()
 	reg, err := s.informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    s.onPodAdd,
 		UpdateFunc: s.onPodUpdate,
@@ -44,7 +43,7 @@ func (s *Scheduler) addPodAndNodeHandlers() error {
 	if err != nil {
 		return err
 	}
-	s.handlers = append(s.handlers, reg)
+	s.watcher.handlers = append(s.watcher.handlers, reg)
 	reg, err = s.informerFactory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    s.onNodeAdd,
 		UpdateFunc: s.onNodeUpdate,
@@ -53,9 +52,9 @@ func (s *Scheduler) addPodAndNodeHandlers() error {
 	if err != nil {
 		return err
 	}
-	s.handlers = append(s.handlers, reg)
-	s.watched[fwk.Node] = true
-	s.watched[fwk.Pod] = true
+	s.watcher.handlers = append(s.watcher.handlers, reg)
+	s.watcher.watched[fwk.Node] = true
+	s.watcher.watched[fwk.Pod] = true
 	if utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
 		reg, err = s.informerFactory.Scheduling().V1beta1().PodGroups().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    s.onPodGroupAdd,
@@ -65,8 +64,8 @@ func (s *Scheduler) addPodAndNodeHandlers() error {
 		if err != nil {
 			return err
 		}
-		s.handlers = append(s.handlers, reg)
-		s.watched[fwk.PodGroup] = true
+		s.watcher.handlers = append(s.watcher.handlers, reg)
+		s.watcher.watched[fwk.PodGroup] = true
 	}
 	return nil
 }
@@ -316,11 +315,11 @@ func (s *Scheduler) handleAssumedPodDeletion(ctx context.Context, pod *v1.Pod) {
 		return
 	}
 	rejected := false
-	if p := s.acquireProfile(assumedPod.Spec.SchedulerName); p != nil {
+	if p := s.gens.acquire(assumedPod.Spec.SchedulerName); p != nil {
 		rejected = p.fw.RejectWaitingPod(assumedPod.UID)
 		p.release(logger)
 	}
-	if r := (*s.rollouts.Load())[assumedPod.Spec.SchedulerName]; r != nil && !rejected && r.candidate.acquire() {
+	if r := s.gens.rollout(assumedPod.Spec.SchedulerName); r != nil && !rejected && r.candidate.acquire() {
 		rejected = r.candidate.fw.RejectWaitingPod(assumedPod.UID)
 		r.candidate.release(logger)
 	}
@@ -350,98 +349,4 @@ func (s *Scheduler) removeAssignedPod(ctx context.Context, pod *v1.Pod) {
 		utilruntime.HandleErrorWithLogger(logger, err, "Scheduler cache RemovePod failed", "pod", klog.KObj(pod))
 	}
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, pod, nil, nil)
-}
-
-// watch makes sure the informers for the resources named by events have a
-// handler that offers their changes to the queue. Handlers, once added,
-// stay: the set of resource kinds is small and fixed.
-func (s *Scheduler) watch(ctx context.Context, events []fwk.ClusterEvent) error {
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
-	logger := klog.FromContext(ctx)
-	for _, e := range events {
-		r := e.Resource
-		switch r {
-		case fwk.AssignedPod, fwk.UnscheduledPod, fwk.TargetPod:
-			r = fwk.Pod
-		}
-		if s.watched[r] {
-			continue
-		}
-		reg, err := s.addResourceHandler(r)
-		if err != nil {
-			return fmt.Errorf("watching %s: %w", r, err)
-		}
-		s.watched[r] = true
-		if reg != nil {
-			s.handlers = append(s.handlers, reg)
-		} else {
-			logger.V(2).Info("Events of this resource are not watched", "resource", r)
-		}
-	}
-	return nil
-}
-
-func (s *Scheduler) resourceHandler(r fwk.EventResource) cache.ResourceEventHandlerFuncs {
-	ctx := s.ctx
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj interface{}) {
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: r, ActionType: fwk.Add}, nil, obj, nil)
-		},
-		UpdateFunc: func(oldObj, newObj interface{}) {
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: r, ActionType: fwk.Update}, oldObj, newObj, nil)
-		},
-		DeleteFunc: func(obj interface{}) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, fwk.ClusterEvent{Resource: r, ActionType: fwk.Delete}, obj, nil, nil)
-		},
-	}
-}
-
-// addResourceHandler registers the queue handler for r; it returns a nil
-// registration for resources the scheduler does not watch.
-func (s *Scheduler) addResourceHandler(r fwk.EventResource) (cache.ResourceEventHandlerRegistration, error) {
-	f := s.informerFactory
-	h := s.resourceHandler(r)
-	dra := utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) && s.draManager != nil
-	switch r {
-	case fwk.CSINode:
-		return f.Storage().V1().CSINodes().Informer().AddEventHandler(h)
-	case fwk.CSIDriver:
-		return f.Storage().V1().CSIDrivers().Informer().AddEventHandler(h)
-	case fwk.CSIStorageCapacity:
-		return f.Storage().V1().CSIStorageCapacities().Informer().AddEventHandler(h)
-	case fwk.PersistentVolume:
-		return f.Core().V1().PersistentVolumes().Informer().AddEventHandler(h)
-	case fwk.PersistentVolumeClaim:
-		return f.Core().V1().PersistentVolumeClaims().Informer().AddEventHandler(h)
-	case fwk.StorageClass:
-		return f.Storage().V1().StorageClasses().Informer().AddEventHandler(h)
-	case fwk.VolumeAttachment:
-		return f.Storage().V1().VolumeAttachments().Informer().AddEventHandler(h)
-	case fwk.ResourceClaim:
-		if dra {
-			return s.resourceClaimCache.AddEventHandler(h), nil
-		}
-	case fwk.ResourceSlice:
-		if dra {
-			return s.resourceSliceTracker.AddEventHandler(h)
-		}
-	case fwk.DeviceClass:
-		if dra {
-			var handler cache.ResourceEventHandler = h
-			if utilfeature.DefaultFeatureGate.Enabled(features.DRAExtendedResource) {
-				// The extended resource cache must see a device class
-				// before the queue reacts to it.
-				if erCache, ok := s.draManager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok {
-					erCache.AddEventHandler(handler)
-					handler = erCache
-				}
-			}
-			return f.Resource().V1().DeviceClasses().Informer().AddEventHandler(handler)
-		}
-	}
-	return nil, nil
 }

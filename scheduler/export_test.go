@@ -74,7 +74,7 @@ func ReviewMetrics() (builds, open, snapshots float64) {
 // (0 before its first review): how many goroutines their Filter and Score
 // passes run on.
 func (s *Scheduler) FrameworkParallelism(schedulerName string) (live, review int) {
-	lp := s.acquireProfile(schedulerName)
+	lp := s.gens.acquire(schedulerName)
 	if lp == nil {
 		return 0, 0
 	}
@@ -90,7 +90,7 @@ func (s *Scheduler) FrameworkParallelism(schedulerName string) (live, review int
 // snapshot update, then schedulingAlgorithm) on the live profile serving
 // its schedulerName, for the benchmarks; release gives the profile back.
 func (s *Scheduler) CycleDecision(pod *v1.Pod) (decide func(context.Context) error, release func(), err error) {
-	lp := s.acquireProfile(pod.Spec.SchedulerName)
+	lp := s.gens.acquire(pod.Spec.SchedulerName)
 	if lp == nil {
 		return nil, nil, fmt.Errorf("no profile serves %q", pod.Spec.SchedulerName)
 	}
@@ -101,7 +101,7 @@ func (s *Scheduler) CycleDecision(pod *v1.Pod) (decide func(context.Context) err
 	}
 	qpi := &framework.QueuedPodInfo{PodInfo: pi}
 	logger := klog.Background()
-	l := s.loopFor(pod.Spec.SchedulerName)
+	l := s.loops.loopFor(pod.Spec.SchedulerName)
 	decide = func(ctx context.Context) error {
 		if err := l.updateSnapshot(logger); err != nil {
 			return err

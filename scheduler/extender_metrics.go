@@ -17,14 +17,12 @@ limitations under the License.
 package scheduler
 
 import (
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	v1 "k8s.io/api/core/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // Verbs of the extender metrics' verb label.
@@ -66,14 +64,14 @@ var (
 	}, []string{"profile", "extender", "verb"})
 )
 
-var registerExtenderMetrics sync.Once
+// extenderCollectors are the metrics declared here (registerMetrics).
+func extenderCollectors() []prometheus.Collector {
+	return []prometheus.Collector{ExtenderCalls, ExtenderErrors, ExtenderCallDuration}
+}
 
 // instrumentExtender returns e, counting and timing every call it makes
 // to the extender under profile. Everything else is e's.
 func instrumentExtender(profile string, e fwk.Extender) fwk.Extender {
-	registerExtenderMetrics.Do(func() {
-		ctrlmetrics.Registry.MustRegister(ExtenderCalls, ExtenderErrors, ExtenderCallDuration)
-	})
 	return &instrumentedExtender{Extender: e, profile: profile}
 }
 

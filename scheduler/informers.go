@@ -43,6 +43,7 @@ import (
 type frameworkInformers struct {
 	informers.SharedInformerFactory
 
+	// mu guards the handlers registered through this view; a leaf lock.
 	mu      sync.Mutex
 	regs    []trackedRegistration
 	removed bool

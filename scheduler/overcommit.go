@@ -28,12 +28,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 )
 
 // The overcommit watcher reports every node whose bound pods request more
@@ -79,13 +81,18 @@ var (
 
 // countOvercommitted is the value of overcommitted_nodes.
 func countOvercommitted() float64 {
-	live.Lock()
-	defer live.Unlock()
 	n := 0
-	for s := range live.schedulers {
-		n += s.overcommit.count()
-	}
+	liveOvercommits.each(func(w *overcommitWatch) { n += w.count() })
 	return float64(n)
+}
+
+// liveOvercommits are the overcommit watches of this process's live
+// schedulers.
+var liveOvercommits = newLiveSet[*overcommitWatch]()
+
+// overcommitCollectors are the metrics declared here (registerMetrics).
+func overcommitCollectors() []prometheus.Collector {
+	return []prometheus.Collector{nodeOvercommits, overcommittedNodes}
 }
 
 func (w *overcommitWatch) count() int {
@@ -98,13 +105,20 @@ func (w *overcommitWatch) count() int {
 // found overcommitted, with what they overflow (for the gauge and for
 // episodes).
 type overcommitWatch struct {
+	// cache is where a node's bound pods are read; gens tell which pods
+	// are ours; timing learns of other schedulers' binds (bindcheck.go).
+	cache  internalcache.Cache
+	gens   *generations
+	timing *bindTiming
+
+	// mu guards marked and over; a leaf lock.
 	mu     sync.Mutex
 	marked sets.Set[string]
 	over   map[string]string
 }
 
-func newOvercommitWatch() *overcommitWatch {
-	return &overcommitWatch{marked: sets.New[string](), over: map[string]string{}}
+func newOvercommitWatch(c internalcache.Cache, gens *generations, timing *bindTiming) *overcommitWatch {
+	return &overcommitWatch{cache: c, gens: gens, timing: timing, marked: sets.New[string](), over: map[string]string{}}
 }
 
 func (w *overcommitWatch) mark(node string) {
@@ -126,7 +140,7 @@ func (w *overcommitWatch) take() []string {
 
 // addOvercommitHandlers marks the node of every bound pod that comes,
 // changes or goes, and every node that changes.
-func (s *Scheduler) addOvercommitHandlers() error {
+func (w *overcommitWatch) addHandlers(informerFactory informers.SharedInformerFactory) error {
 	podNode := func(obj interface{}) string {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -136,34 +150,34 @@ func (s *Scheduler) addOvercommitHandlers() error {
 		}
 		return ""
 	}
-	_, err := s.informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+	_, err := informerFactory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj interface{}, isInInitialList bool) {
 			if !isInInitialList {
-				s.noteOtherBind(nil, obj)
+				w.noteOtherBind(nil, obj)
 			}
-			s.overcommit.mark(podNode(obj))
+			w.mark(podNode(obj))
 		},
 		UpdateFunc: func(old, obj interface{}) {
-			s.noteOtherBind(old, obj)
-			s.overcommit.mark(podNode(obj))
+			w.noteOtherBind(old, obj)
+			w.mark(podNode(obj))
 		},
 		DeleteFunc: func(obj interface{}) {
-			s.podDeleted(obj)
-			s.overcommit.mark(podNode(obj))
+			w.podDeleted(obj)
+			w.mark(podNode(obj))
 		},
 	})
 	if err != nil {
 		return err
 	}
-	_, err = s.informerFactory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_, err = informerFactory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj interface{}) {
 			if n, ok := obj.(*v1.Node); ok {
-				s.overcommit.mark(n.Name)
+				w.mark(n.Name)
 			}
 		},
 		UpdateFunc: func(_, obj interface{}) {
 			if n, ok := obj.(*v1.Node); ok {
-				s.overcommit.mark(n.Name)
+				w.mark(n.Name)
 			}
 		},
 		DeleteFunc: func(obj interface{}) {
@@ -171,7 +185,7 @@ func (s *Scheduler) addOvercommitHandlers() error {
 				obj = d.Obj
 			}
 			if n, ok := obj.(*v1.Node); ok {
-				s.overcommit.mark(n.Name)
+				w.mark(n.Name)
 			}
 		},
 	})
@@ -183,41 +197,41 @@ func (s *Scheduler) addOvercommitHandlers() error {
 // also reads nodes from the API server (bindcheck.go). A pod seen added
 // pending is remembered until it is bound, when the time it took goes
 // into the bind check's timing, or deleted (podDeleted).
-func (s *Scheduler) noteOtherBind(oldObj, newObj interface{}) {
+func (w *overcommitWatch) noteOtherBind(oldObj, newObj interface{}) {
 	p, ok := newObj.(*v1.Pod)
 	if !ok {
 		return
 	}
-	if _, ours := (*s.profiles.Load())[p.Spec.SchedulerName]; ours {
+	if w.gens.serving(p.Spec.SchedulerName) != nil {
 		return
 	}
 	now := time.Now()
 	if p.Spec.NodeName == "" {
 		if oldObj == nil {
-			s.bindTiming.otherSeenPending(p.UID, now)
+			w.timing.otherSeenPending(p.UID, now)
 		}
 		return
 	}
 	if old, ok := oldObj.(*v1.Pod); ok && old.Spec.NodeName != "" {
 		return
 	}
-	s.bindTiming.otherSeenBound(p.UID, now)
+	w.timing.otherSeenBound(p.UID, now)
 }
 
 // podDeleted forgets a deleted pod seen pending (noteOtherBind).
-func (s *Scheduler) podDeleted(obj interface{}) {
+func (w *overcommitWatch) podDeleted(obj interface{}) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
 	if p, ok := obj.(*v1.Pod); ok {
-		s.bindTiming.forget(p.UID)
+		w.timing.forget(p.UID)
 	}
 }
 
 // watchOvercommits looks at the marked nodes every overcommitCheckInterval
 // until ctx ends.
-func (s *Scheduler) watchOvercommits(ctx context.Context) {
-	recorder := s.broadcaster.NewRecorder(scheme.Scheme, overcommitReporter)
+func (w *overcommitWatch) run(ctx context.Context, broadcaster events.EventBroadcaster) {
+	recorder := broadcaster.NewRecorder(scheme.Scheme, overcommitReporter)
 	t := time.NewTicker(overcommitCheckInterval)
 	defer t.Stop()
 	for {
@@ -225,8 +239,8 @@ func (s *Scheduler) watchOvercommits(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			for _, node := range s.overcommit.take() {
-				s.checkOvercommit(ctx, recorder, node)
+			for _, node := range w.take() {
+				w.check(ctx, recorder, node)
 			}
 		}
 	}
@@ -234,9 +248,8 @@ func (s *Scheduler) watchOvercommits(ctx context.Context) {
 
 // checkOvercommit compares node's bound pods with its allocatable and
 // reports the start of an overcommit.
-func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRecorder, nodeName string) {
-	w := s.overcommit
-	node, pods, over := s.nodeOverflow(nodeName)
+func (w *overcommitWatch) check(ctx context.Context, recorder events.EventRecorder, nodeName string) {
+	node, pods, over := w.nodeOverflow(nodeName)
 	w.mu.Lock()
 	_, was := w.over[nodeName]
 	if over == "" {
@@ -248,7 +261,7 @@ func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRe
 	if over == "" || was {
 		return
 	}
-	others := s.otherSchedulers(pods)
+	others := w.otherSchedulers(pods)
 	nodeOvercommits.WithLabelValues(others).Inc()
 	note := truncateMessage(fmt.Sprintf("Bound pods request more than the node has (%s): %s", over, describePods(pods)))
 	recorder.Eventf(node, nil, v1.EventTypeWarning, EventReasonOvercommitted, "Scheduling", "%s", note)
@@ -259,14 +272,14 @@ func (s *Scheduler) checkOvercommit(ctx context.Context, recorder events.EventRe
 // assumed by this scheduler and not bound yet left out) and what they
 // request beyond its allocatable (overflow); a node the cache does not
 // hold is nil, with no pods and no overflow.
-func (s *Scheduler) nodeOverflow(nodeName string) (*v1.Node, []*v1.Pod, string) {
-	ni, err := s.cache.GetNode(nodeName)
+func (w *overcommitWatch) nodeOverflow(nodeName string) (*v1.Node, []*v1.Pod, string) {
+	ni, err := w.cache.GetNode(nodeName)
 	if err != nil || ni.Node() == nil {
 		return nil, nil, ""
 	}
 	var pods []*v1.Pod
 	for _, pi := range ni.GetPods() {
-		if assumed, _ := s.cache.IsAssumedPod(pi.GetPod()); !assumed {
+		if assumed, _ := w.cache.IsAssumedPod(pi.GetPod()); !assumed {
 			pods = append(pods, pi.GetPod())
 		}
 	}
@@ -317,10 +330,10 @@ func OtherNamespaces(n int) string {
 	return fmt.Sprintf("%d pods of other namespaces", n)
 }
 
-// NodeOvercommit is, when nodeName's bound pods request more than it
-// has, which resources and which pods; nil when they do not.
-func (s *Scheduler) NodeOvercommit(nodeName string) *Overcommit {
-	_, pods, over := s.nodeOverflow(nodeName)
+// overcommit is, when nodeName's bound pods request more than it has,
+// which resources and which pods; nil when they do not.
+func (w *overcommitWatch) overcommit(nodeName string) *Overcommit {
+	_, pods, over := w.nodeOverflow(nodeName)
 	if over == "" {
 		return nil
 	}
@@ -355,11 +368,10 @@ func overflow(node *v1.Node, pods []*v1.Pod) string {
 
 // otherSchedulers is the other_scheduler label for pods: the sorted
 // schedulerNames that no live profile serves, or noOtherScheduler.
-func (s *Scheduler) otherSchedulers(pods []*v1.Pod) string {
+func (w *overcommitWatch) otherSchedulers(pods []*v1.Pod) string {
 	names := sets.New[string]()
-	served := *s.profiles.Load()
 	for _, p := range pods {
-		if _, ok := served[p.Spec.SchedulerName]; !ok {
+		if w.gens.serving(p.Spec.SchedulerName) == nil {
 			names.Insert(p.Spec.SchedulerName)
 		}
 	}

@@ -82,22 +82,22 @@ func TestGenerationStatsWindow(t *testing.T) {
 func TestRolloutKeyOfAGang(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := &Scheduler{cache: internalcache.New(ctx, nil, true, false)}
+	c := internalcache.New(ctx, nil, true, false)
 	member := func(uid string) *v1.Pod {
 		return &v1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train-" + uid, UID: types.UID(uid)},
 			Spec:       v1.PodSpec{SchedulingGroup: &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}},
 		}
 	}
-	if a, b := s.rolloutKey(member("a")), s.rolloutKey(member("b")); a != b || a != "ml/train" {
+	if a, b := rolloutKey(c.PodGroups(), member("a")), rolloutKey(c.PodGroups(), member("b")); a != b || a != "ml/train" {
 		t.Errorf("members of a group the cache does not know are keyed %q and %q, want ml/train for both", a, b)
 	}
-	s.cache.AddPodGroup(&schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train", UID: "group-uid"}})
-	if a, b := s.rolloutKey(member("a")), s.rolloutKey(member("b")); a != b || a != "group-uid" {
+	c.AddPodGroup(&schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train", UID: "group-uid"}})
+	if a, b := rolloutKey(c.PodGroups(), member("a")), rolloutKey(c.PodGroups(), member("b")); a != b || a != "group-uid" {
 		t.Errorf("members are keyed %q and %q, want the group's UID for both", a, b)
 	}
 	alone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "solo", UID: "solo-uid"}}
-	if k := s.rolloutKey(alone); k != "solo-uid" {
+	if k := rolloutKey(c.PodGroups(), alone); k != "solo-uid" {
 		t.Errorf("a pod of no group is keyed %q, want its UID", k)
 	}
 }

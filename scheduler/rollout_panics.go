@@ -19,15 +19,11 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"time"
+	"runtime"
+	"sync"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // A rollout's candidate runs plugins nobody has seen serve yet, so a
@@ -35,19 +31,16 @@ import (
 // never the end of the process: in its scheduling cycle (PreFilter to
 // Permit, and the parallel Filter and Score workers: runSchedulingCycle,
 // recoverCandidatePanic), in its binding cycle (WaitOnPermit, PreBind,
-// Bind, PostBind: containBindingPanic), and in the shadow's judgement
-// (runShadow). A pod the panicking cycle had assumed is forgotten and its
-// Reserve undone (forgetAfterPanic), then it goes back to the queue with
-// an error, backed off as after any error; the candidate's error count
+// Bind, PostBind: binder.containBindingPanic), in its pod-group cycle
+// (containPodGroupPanic) and in the shadow's judgement (shadow.judgeOne).
+// This file holds what they share: the panic's error, the context key of
+// a candidate's cycle and the process's panic handler; each containment
+// stands beside the cycle it guards. A pod the panicking cycle had assumed
+// is forgotten and its Reserve undone (binder.forgetAfterPanic), then it
+// goes back to the queue with an error, backed off as after any error; the candidate's error count
 // grows, which its analysis judges. The serving generation's panics crash
 // the process, as upstream kube-scheduler's do: it has served, and a
 // crash-looping operator is what a bad serving plugin costs upstream too.
-
-// serves reports whether prof is the generation serving its name, not a
-// rollout's candidate.
-func (s *Scheduler) serves(prof *liveProfile) bool {
-	return (*s.profiles.Load())[prof.applied.SchedulerName] == prof
-}
 
 // panicError is the error a contained panic of a candidate's plugin
 // becomes.
@@ -55,108 +48,36 @@ func panicError(r interface{}) error {
 	return fmt.Errorf("a plugin of the rollout's candidate panicked: %v", r)
 }
 
-// forgetAfterPanic undoes what a candidate's cycle that panicked did to
-// pod in the cache: if pod is assumed there, its Reserve is undone (a
-// panic of Unreserve is contained too) and it is forgotten, so that its
-// node's room is not lost for every profile.
-func (s *Scheduler) forgetAfterPanic(ctx context.Context, state fwk.CycleState, fw framework.Framework, pod *v1.Pod) {
-	logger := klog.FromContext(ctx)
-	if assumed, err := s.cache.IsAssumedPod(pod); err != nil || !assumed {
+// candidateKey marks the context of a candidate's scheduling cycle: a
+// panic in one of its plugins is an error of the candidate, not the end
+// of the process.
+type candidateKey struct{}
+
+// recoverCandidatePanic, in a panic handler of the parallel Filter and
+// Score workers, ends the worker of a candidate's cycle whose plugin
+// panicked (the panic is already recovered there) instead of letting the
+// handler crash the process, and counts an error of that generation. The
+// pieces the worker had left are not evaluated: their nodes are neither
+// feasible nor rejected.
+func recoverCandidatePanic(ctx context.Context, r interface{}) {
+	if ctx == nil {
 		return
 	}
-	cached, err := s.cache.GetPod(pod)
-	if err != nil || cached.Spec.NodeName == "" {
+	g, ok := ctx.Value(candidateKey{}).(*generationStats)
+	if !ok {
 		return
 	}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				logger.Error(panicError(r), "Unreserve of a rollout's candidate panicked while undoing a panicked cycle", "pod", klog.KObj(pod))
-			}
-		}()
-		fw.RunReservePluginsUnreserve(ctx, state, cached, cached.Spec.NodeName)
-	}()
-	if err := s.cache.ForgetPod(logger, cached); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "ForgetPod failed after a candidate's panic", "pod", klog.KObj(pod))
-		return
-	}
-	// The forgotten pod held room: other pods may fit now.
-	s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.EventAssignedPodDelete, cached, nil, func(p *v1.Pod) bool { return p.UID != pod.UID })
+	g.panicked()
+	klog.FromContext(ctx).Error(fmt.Errorf("%v", r), "A plugin of a rollout's candidate panicked; the candidate's cycle goes on without it")
+	runtime.Goexit()
 }
 
-// containBindingPanic, deferred around a candidate's binding cycle, turns
-// a panic of one of its plugins into a failed binding: the pod is
-// forgotten and goes back to the queue with the error, the candidate
-// counts an error, and the process goes on.
-func (s *Scheduler) containBindingPanic(ctx context.Context, state fwk.CycleState, prof *liveProfile, assumed *framework.QueuedPodInfo, start time.Time) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	err := panicError(r)
-	klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in its binding cycle", "pod", klog.KObj(assumed.Pod))
-	prof.stats.panicked()
-	s.forgetAfterPanic(ctx, state, prof.fw, assumed.Pod)
-	s.handleSchedulingFailure(ctx, prof.fw, assumed, fwk.AsStatus(err), clearNominatedNode, start)
-}
+var registerPanicHandler sync.Once
 
-// runPostBindPlugins runs fw's PostBind plugins. A panic of a candidate's
-// is logged and counted against it: the pod is bound, nothing is undone.
-func (s *Scheduler) runPostBindPlugins(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, node string) {
-	if p := (*s.profiles.Load())[fw.ProfileName()]; p == nil || p.fw != fw {
-		defer func() {
-			if r := recover(); r != nil {
-				klog.FromContext(ctx).Error(panicError(r), "A PostBind plugin of a rollout's candidate panicked; the pod is bound", "pod", klog.KObj(pod))
-				if g := s.statsOf(fw); g != nil {
-					g.panicked()
-				}
-			}
-		}()
-	}
-	fw.RunPostBindPlugins(ctx, state, pod, node)
-}
-
-// judgeShadow judges p with the candidate. A panic of one of the
-// candidate's plugins, in the judgement or in its parallel Filter and
-// Score workers (recoverCandidatePanic), is an error of the candidate
-// and of that judgement; the review's locks are released as the panic
-// unwinds it.
-func (s *Scheduler) judgeShadow(ctx context.Context, j ShadowJudge, candidate *liveProfile, p shadowPod) (v ShadowVerdict, err error) {
-	ctx = context.WithValue(ctx, candidateKey{}, candidate.stats)
-	defer func() {
-		if r := recover(); r != nil {
-			err = panicError(r)
-			klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in the shadow's judgement", "pod", klog.KObj(p.pod))
-			candidate.stats.panicked()
-		}
-	}()
-	return j.JudgeShadow(ctx, &Generation{lp: candidate}, p.pod, p.node)
-}
-
-// containPodGroupPanic, deferred around a candidate's pod-group cycle,
-// turns a panic of one of its plugins into the group's error, all or
-// nothing: the members whose binding cycle started (handed) and wait at
-// Permit are rejected there (their binding cycles undo them), every other
-// member is forgotten if it was assumed and goes back to the queue with
-// the error. The loop's snapshot forgets what the cycle assumed in it at
-// its next update, as upstream's does.
-func (l *profileLoop) containPodGroupPanic(ctx context.Context, prof *liveProfile, pgi *framework.QueuedPodGroupInfo, handed sets.Set[types.UID], start time.Time) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	err := panicError(r)
-	klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in a pod-group cycle", "podGroup", klog.KObj(pgi))
-	prof.stats.panicked()
-	pgi.ForEachPodInfo(func(p *framework.QueuedPodInfo) bool {
-		if handed.Has(p.Pod.UID) {
-			if wp := prof.fw.GetWaitingPod(p.Pod.UID); wp != nil {
-				wp.Reject("", err.Error())
-			}
-			return true
-		}
-		l.forgetAfterPanic(ctx, framework.NewCycleState(), prof.fw, p.Pod)
-		l.handleSchedulingFailure(ctx, prof.fw, p, fwk.AsStatus(err), clearNominatedNode, start)
-		return true
+// containCandidatePanics puts recoverCandidatePanic first among the
+// process's panic handlers, once, for the first scheduler made (New).
+func containCandidatePanics() {
+	registerPanicHandler.Do(func() {
+		utilruntime.PanicHandlers = append([]func(context.Context, interface{}){recoverCandidatePanic}, utilruntime.PanicHandlers...)
 	})
 }

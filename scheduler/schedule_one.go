@@ -24,7 +24,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -32,23 +31,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
-
-// pluginMetricsSamplePercent of cycles record per-plugin latency.
-const pluginMetricsSamplePercent = 10
-
-var clearNominatedNode = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
-
-// scheduleOne schedules one popped entity, a pod or a pod group.
-func (l *profileLoop) scheduleOne(ctx context.Context, e framework.QueuedEntityInfo) {
-	switch e := e.(type) {
-	case *framework.QueuedPodGroupInfo:
-		l.scheduleOnePodGroup(ctx, e)
-	case *framework.QueuedPodInfo:
-		if e.Pod != nil {
-			l.scheduleOnePod(ctx, e)
-		}
-	}
-}
 
 // scheduleOnePod runs a pod's scheduling cycle on the framework serving its
 // schedulerName now; on success it starts the binding cycle on the same
@@ -59,7 +41,7 @@ func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.Que
 	logger = klog.LoggerWithValues(logger, "pod", klog.KObj(pod))
 	ctx = klog.NewContext(ctx, logger)
 
-	prof := l.acquireFor(pod.Spec.SchedulerName, func() string { return l.rolloutKey(pod) })
+	prof := l.gens.acquireFor(pod.Spec.SchedulerName, func() string { return rolloutKey(l.cache.PodGroups(), pod) })
 	if prof == nil {
 		// The profile went away after the pod was popped.
 		logger.V(3).Info("No profile serves the pod any more, dropping it from the queue", "schedulerName", pod.Spec.SchedulerName)
@@ -99,25 +81,25 @@ func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.Que
 	}
 	if !status.IsSuccess() {
 		if status.IsRejected() {
-			l.offerShadow(prof, pod, "")
+			l.gens.offerShadow(prof, pod, "")
 		}
-		l.handleSchedulingFailure(cycleCtx, fw, assumedPodInfo, status, result.nominatingInfo, start)
+		l.binder.handleSchedulingFailure(cycleCtx, fw, assumedPodInfo, status, result.nominatingInfo, start)
 		return
 	}
-	l.offerShadow(prof, pod, result.suggestedHost)
+	l.gens.offerShadow(prof, pod, result.suggestedHost)
 
 	handedOver = true
 	l.running.Add(1)
-	candidate := !l.serves(prof)
+	candidate := !l.gens.serves(prof)
 	go func() {
 		defer l.running.Done()
 		defer prof.release(logger)
 		ctx := ctx
 		if candidate {
 			ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
-			defer l.containBindingPanic(ctx, state, prof, assumedPodInfo, start)
+			defer l.binder.containBindingPanic(ctx, state, prof, assumedPodInfo, start)
 		}
-		l.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
+		l.binder.runBindingCycle(ctx, state, fw, prof.check, result, assumedPodInfo, start, podsToActivate)
 	}()
 }
 
@@ -127,7 +109,7 @@ func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.Que
 // pod goes back to the queue and the process goes on. The serving
 // generation's panics crash the process, as upstream's do.
 func (l *profileLoop) runSchedulingCycle(ctx context.Context, state fwk.CycleState, prof *liveProfile, podInfo *framework.QueuedPodInfo, start time.Time, podsToActivate *framework.PodsToActivate) (result scheduleResult, assumed *framework.QueuedPodInfo, status *fwk.Status) {
-	if l.serves(prof) {
+	if l.gens.serves(prof) {
 		return l.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
 	}
 	ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
@@ -137,14 +119,14 @@ func (l *profileLoop) runSchedulingCycle(ctx context.Context, state fwk.CycleSta
 			klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in its scheduling cycle")
 			// Past the assume (Reserve, Permit) the pod holds its node's
 			// room in the cache: give it back.
-			l.forgetAfterPanic(ctx, state, prof.fw, podInfo.Pod)
+			l.binder.forgetAfterPanic(ctx, state, prof.fw, podInfo.Pod)
 			result, assumed, status = scheduleResult{nominatingInfo: clearNominatedNode}, podInfo, fwk.AsStatus(err)
 		}
 	}()
 	return l.schedulingCycle(ctx, state, prof.fw, podInfo, start, podsToActivate)
 }
 
-func (s *Scheduler) skipPodSchedule(ctx context.Context, fw framework.Framework, pod *v1.Pod) bool {
+func (l *profileLoop) skipPodSchedule(ctx context.Context, fw framework.Framework, pod *v1.Pod) bool {
 	logger := klog.FromContext(ctx)
 	if pod.DeletionTimestamp != nil {
 		fw.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)
@@ -152,7 +134,7 @@ func (s *Scheduler) skipPodSchedule(ctx context.Context, fw framework.Framework,
 		return true
 	}
 	// A pod updated while it was being assumed can come back to the queue.
-	isAssumed, err := s.cache.IsAssumedPod(pod)
+	isAssumed, err := l.cache.IsAssumedPod(pod)
 	if err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Failed to check whether pod is assumed")
 		return false
@@ -202,23 +184,6 @@ func (l *profileLoop) prepareForBindingCycle(ctx context.Context, state fwk.Cycl
 		podsToActivate.Map = make(map[string]*v1.Pod)
 	}
 	return assumed, nil
-}
-
-// singleNodeFitError describes a rejection at Reserve, Permit or
-// WaitOnPermit, where only the chosen node was involved.
-func singleNodeFitError(pod *v1.Pod, node string, st *fwk.Status, addPluginStatus bool) *framework.FitError {
-	fitErr := &framework.FitError{
-		NumAllNodes: 1,
-		Pod:         pod,
-		Diagnosis:   framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()},
-	}
-	fitErr.Diagnosis.NodeToStatus.Set(node, st)
-	if addPluginStatus {
-		fitErr.Diagnosis.AddPluginStatus(st)
-	} else {
-		fitErr.Diagnosis.UnschedulablePlugins = sets.New(st.Plugin())
-	}
-	return fitErr
 }
 
 // schedulingAlgorithm filters and scores, and runs PostFilter (preemption)
@@ -302,7 +267,7 @@ func (l *profileLoop) assumeAndReserve(ctx context.Context, state fwk.CycleState
 // snapshot in a pod-group cycle, in the cache otherwise.
 func (l *profileLoop) unreserveAndForget(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
 	if !state.IsPodGroupSchedulingCycle() {
-		return l.unreserveAndForgetInCache(ctx, state, fw, assumed, node)
+		return l.binder.unreserveAndForgetInCache(ctx, state, fw, assumed, node)
 	}
 	logger := klog.FromContext(ctx)
 	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
@@ -315,11 +280,4 @@ func (l *profileLoop) unreserveAndForget(ctx context.Context, state fwk.CycleSta
 		l.queue.AddNominatedPod(logger, assumed.PodInfo, &fwk.NominatingInfo{NominatedNodeName: nnn, NominatingMode: fwk.ModeOverride})
 	}
 	return nil
-}
-
-// unreserveAndForgetInCache unreserves a pod assumed in the cache and
-// forgets it there.
-func (s *Scheduler) unreserveAndForgetInCache(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
-	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
-	return s.cache.ForgetPod(klog.FromContext(ctx), assumed.Pod)
 }

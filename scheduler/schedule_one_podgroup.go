@@ -23,7 +23,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -36,7 +35,6 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
-	"k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // The pod-group cycle (GenericWorkload), ported from upstream's
@@ -53,9 +51,6 @@ import (
 // back to the queue with upstream's event, condition and message. The
 // whole cycle, and every member's binding, runs on the one profile
 // generation that was serving when the group was popped.
-
-// errPodGroupUnschedulable says the pod group as a whole did not fit.
-var errPodGroupUnschedulable = errors.New("pod group is unschedulable")
 
 // scheduleOnePodGroup runs the pod-group cycle for a popped group.
 func (l *profileLoop) scheduleOnePodGroup(ctx context.Context, pgi *framework.QueuedPodGroupInfo) {
@@ -80,7 +75,7 @@ func (l *profileLoop) scheduleOnePodGroup(ctx context.Context, pgi *framework.Qu
 		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
 		return
 	}
-	prof := l.acquireFor(schedulerName, func() string { return groupRolloutKey(pgi) })
+	prof := l.gens.acquireFor(schedulerName, func() string { return groupRolloutKey(pgi) })
 	if prof == nil {
 		// Removed since validatePodGroup saw it.
 		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, errProfileNotFound(schedulerName))
@@ -111,21 +106,21 @@ func (l *profileLoop) reconcilePodGroupWithSnapshot(pgi *framework.PodGroupInfo)
 
 // handlePodGroupFailureBeforeScheduling fails every member with err, on
 // the framework serving each, and sets the PodGroup's condition.
-func (s *Scheduler) handlePodGroupFailureBeforeScheduling(ctx context.Context, pgi *framework.QueuedPodGroupInfo, err error) {
+func (l *profileLoop) handlePodGroupFailureBeforeScheduling(ctx context.Context, pgi *framework.QueuedPodGroupInfo, err error) {
 	logger := klog.FromContext(ctx)
 	pgi.ForEachPodInfo(func(p *framework.QueuedPodInfo) bool {
-		prof := s.acquireProfile(p.Pod.Spec.SchedulerName)
+		prof := l.gens.acquire(p.Pod.Spec.SchedulerName)
 		if prof == nil {
 			logger.V(3).Info("No profile serves the pod any more, dropping it from the queue", "pod", klog.KObj(p.Pod), "schedulerName", p.Pod.Spec.SchedulerName)
-			s.queue.Done(p.Pod.UID)
+			l.queue.Done(p.Pod.UID)
 			return true
 		}
-		s.handleSchedulingFailure(ctx, prof.fw, p, fwk.AsStatus(err), clearNominatedNode, time.Now())
+		l.binder.handleSchedulingFailure(ctx, prof.fw, p, fwk.AsStatus(err), clearNominatedNode, time.Now())
 		prof.release(logger)
 		return true
 	})
 	if pgi.PodGroup != nil {
-		s.updatePodGroupCondition(ctx, pgi.PodGroupInfo, &metav1.Condition{
+		l.binder.updatePodGroupCondition(ctx, pgi.PodGroupInfo, &metav1.Condition{
 			Type:    schedulingapi.PodGroupInitiallyScheduled,
 			Status:  metav1.ConditionFalse,
 			Reason:  schedulingapi.PodGroupReasonSchedulerError,
@@ -145,7 +140,7 @@ func errProfileNotFound(schedulerName string) error {
 // the group's preemption policy, and that a profile serves that name; it
 // returns the schedulerName.
 func (l *profileLoop) validatePodGroup(pgi *framework.QueuedPodGroupInfo) (string, error) {
-	return ValidatePodGroup(pgi, l.snapshot.PodGroupStates(), l.Serving)
+	return ValidatePodGroup(pgi, l.snapshot.PodGroupStates(), func(name string) bool { return l.gens.serving(name) != nil })
 }
 
 // ValidatePodGroup validates pgi against the pod-group states of a
@@ -225,12 +220,12 @@ func podPreemptionPolicy(pod *v1.Pod) v1.PreemptionPolicy {
 
 // skipPodGroupPodSchedule drops the members that are being deleted or
 // already assumed, as a pod cycle skips them.
-func (s *Scheduler) skipPodGroupPodSchedule(ctx context.Context, fw framework.Framework, pgi *framework.QueuedPodGroupInfo) {
+func (l *profileLoop) skipPodGroupPodSchedule(ctx context.Context, fw framework.Framework, pgi *framework.QueuedPodGroupInfo) {
 	for key, infos := range pgi.QueuedPodInfos {
 		kept := make([]*framework.QueuedPodInfo, 0, len(infos))
 		for _, p := range infos {
-			if s.skipPodSchedule(ctx, fw, p.Pod) {
-				s.queue.Done(p.Pod.UID)
+			if l.skipPodSchedule(ctx, fw, p.Pod) {
+				l.queue.Done(p.Pod.UID)
 				continue
 			}
 			kept = append(kept, p)
@@ -255,7 +250,7 @@ func (s *Scheduler) skipPodGroupPodSchedule(ctx context.Context, fw framework.Fr
 func (l *profileLoop) podGroupCycle(ctx context.Context, prof *liveProfile, cycleState *framework.CycleState, pgi *framework.QueuedPodGroupInfo, start time.Time) {
 	fw := prof.fw
 	handed := sets.New[types.UID]()
-	if !l.serves(prof) {
+	if !l.gens.serves(prof) {
 		ctx = context.WithValue(ctx, candidateKey{}, prof.stats)
 		defer l.containPodGroupPanic(ctx, prof, pgi, handed, start)
 	}
@@ -296,7 +291,7 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 		podStart := time.Now().Add(-podResult.schedulingDuration)
 
 		if status, nominatingInfo := podGroupMemberFailure(result, i); status != nil {
-			l.handleSchedulingFailure(ctx, fw, p, status, nominatingInfo, podStart)
+			l.binder.handleSchedulingFailure(ctx, fw, p, status, nominatingInfo, podStart)
 			if !result.status.IsError() {
 				unschedulablePods++
 			}
@@ -309,21 +304,21 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 			continue
 		}
 		if !status.IsSuccess() {
-			l.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
+			l.binder.handleSchedulingFailure(ctx, fw, p, status, clearNominatedNode, podStart)
 			unschedulablePods++
 			continue
 		}
 		prof.addRef()
 		handed.Insert(p.Pod.UID)
-		candidate := !l.serves(prof)
+		candidate := !l.gens.serves(prof)
 		l.running.Add(1)
 		go func() {
 			defer l.running.Done()
 			defer prof.release(podCtx.logger)
 			if candidate {
-				defer l.containBindingPanic(ctx, podCtx.state, prof, assumed, podStart)
+				defer l.binder.containBindingPanic(ctx, podCtx.state, prof, assumed, podStart)
 			}
-			l.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
+			l.binder.runBindingCycle(ctx, podCtx.state, fw, prof.check, podResult.scheduleResult, assumed, podStart, podCtx.podsToActivate)
 		}()
 		scheduledPods++
 	}
@@ -346,7 +341,7 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 		utilruntime.HandleErrorWithContext(ctx, result.status.AsError(), "Error scheduling pod group", "podGroup", pgName, "errorPods", len(infos))
 		metrics.PodGroupScheduleError(fw.ProfileName(), metrics.SinceInSeconds(start))
 	}
-	l.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
+	l.binder.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
 }
 
 // PodGroupCondition is the PodGroupInitiallyScheduled condition the cycle
@@ -362,25 +357,30 @@ func PodGroupCondition(status *fwk.Status) *metav1.Condition {
 	}
 }
 
-// updatePodGroupCondition patches condition on the PodGroup; a group once
-// scheduled does not go back to False.
-func (s *Scheduler) updatePodGroupCondition(ctx context.Context, pgi *framework.PodGroupInfo, condition *metav1.Condition) {
-	pg := pgi.PodGroup
-	existing := apimeta.FindStatusCondition(pg.Status.Conditions, condition.Type)
-	if existing != nil && existing.Status == metav1.ConditionTrue && condition.Status != metav1.ConditionTrue {
+// containPodGroupPanic, deferred around a candidate's pod-group cycle,
+// turns a panic of one of its plugins into the group's error, all or
+// nothing: the members whose binding cycle started (handed) and wait at
+// Permit are rejected there (their binding cycles undo them), every other
+// member is forgotten if it was assumed and goes back to the queue with
+// the error. The loop's snapshot forgets what the cycle assumed in it at
+// its next update, as upstream's does.
+func (l *profileLoop) containPodGroupPanic(ctx context.Context, prof *liveProfile, pgi *framework.QueuedPodGroupInfo, handed sets.Set[types.UID], start time.Time) {
+	r := recover()
+	if r == nil {
 		return
 	}
-	condition.ObservedGeneration = pg.Generation
-	newStatus := pg.Status.DeepCopy()
-	if !apimeta.SetStatusCondition(&newStatus.Conditions, *condition) {
-		return
-	}
-	if err := util.PatchPodGroupStatus(ctx, s.client, pgi.Name, pgi.Namespace, &pg.Status, newStatus); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Failed to update PodGroup status", "podGroup", klog.KObj(pgi))
-	}
-}
-
-// pgKey is the key of a group in QueuedPodInfos.
-func pgKey(pgi *framework.PodGroupInfo) fwk.EntityKey {
-	return fwk.PodGroupKey(pgi.Namespace, pgi.Name)
+	err := panicError(r)
+	klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in a pod-group cycle", "podGroup", klog.KObj(pgi))
+	prof.stats.panicked()
+	pgi.ForEachPodInfo(func(p *framework.QueuedPodInfo) bool {
+		if handed.Has(p.Pod.UID) {
+			if wp := prof.fw.GetWaitingPod(p.Pod.UID); wp != nil {
+				wp.Reject("", err.Error())
+			}
+			return true
+		}
+		l.binder.forgetAfterPanic(ctx, framework.NewCycleState(), prof.fw, p.Pod)
+		l.binder.handleSchedulingFailure(ctx, prof.fw, p, fwk.AsStatus(err), clearNominatedNode, start)
+		return true
+	})
 }

@@ -261,8 +261,8 @@ func TestValidatePodGroup(t *testing.T) {
 			for name := range profiles {
 				live[name] = &liveProfile{}
 			}
-			sched := &profileLoop{Scheduler: &Scheduler{}, snapshot: snapshot}
-			sched.profiles.Store(&live)
+			sched := &profileLoop{gens: newGenerations(), snapshot: snapshot}
+			sched.gens.profiles.Store(&live)
 			_, err := sched.validatePodGroup(podGroupInfo)
 			switch {
 			case tt.wantErr == "" && err != nil:
@@ -603,7 +603,7 @@ func TestUpdatePodGroupCondition(t *testing.T) {
 			informerFactory := informers.NewSharedInformerFactory(client, 0)
 			informerFactory.Start(ctx.Done())
 			informerFactory.WaitForCacheSync(ctx.Done())
-			sched := &Scheduler{client: client}
+			sched := &binder{client: client}
 
 			var existingLTT metav1.Time
 			if existing := apimeta.FindStatusCondition(tt.existingPodGroup.Status.Conditions, schedulingapi.PodGroupInitiallyScheduled); existing != nil {
@@ -687,7 +687,7 @@ func TestSkipPodGroupPodSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Failed to create new framework: %v", err)
 	}
-	sched := &Scheduler{
+	sched := &profileLoop{
 		queue: queue.New(),
 		cache: cache,
 	}

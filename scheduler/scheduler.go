@@ -20,8 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -32,7 +30,6 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/kubernetes"
-	listersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/featuregate"
@@ -50,112 +47,6 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
-
-// Scheduler schedules pods with the profiles applied to it.
-//
-// Goroutines: a scheduling loop per served profile, or one for all
-// (loop.go; each alone updates its snapshot), one binding goroutine
-// per assumed pod (whose bind checks take turns per profile, bindcheck.go),
-// the queue's back-off and unschedulable loops, the overcommit watcher
-// (overcommit.go), informer handlers, and reviews (package review, through
-// host.go), which read the cache into a snapshot of their own.
-//
-// Locks, in the order they are taken (a lock is never taken while one
-// later in the list is held):
-//
-//	applyMu → buildMu
-//	a caller's own lock (review.Reviews.mu) → buildMu (BuildFramework)
-//	applyMu → watchMu
-//	applyMu → queue's lock → nominator's lock
-//	Arbiter.mu → bindCheck.mu (the arbiter's own check) → bindHolds.mu
-//	assumeMu → bindCheck.mu → the cache's lock (a loop's assume)
-//	applyMu → loopsMu
-//
-// applyMu serializes Apply and Remove (and shutdown), and is held while an
-// Apply waits, up to informerSyncTimeout, for informers to sync. buildMu
-// serializes framework builds, of Apply and of Validate alike, and is held
-// for the build alone, which waits for nothing: so Validate (admission's
-// dry-run) never waits for an Apply. buildMu and watchMu are never held
-// together. liveProfile.mu, liveProfile.attachedMu, bindHolds.mu and the
-// cache's lock are leaves. The live
-// profile set is an immutable map behind an atomic pointer, read once per
-// cycle without a lock. The cache and the queue survive every swap.
-type Scheduler struct {
-	client          kubernetes.Interface
-	informerFactory informers.SharedInformerFactory
-	podLister       listersv1.PodLister
-	opts            options
-	registry        frameworkruntime.Registry
-
-	cache           internalcache.Cache
-	queue           *queue.Queue
-	metricsRecorder *metrics.MetricAsyncRecorder
-	broadcaster     events.EventBroadcaster
-	ownBroadcaster  bool
-	// sharedHandles are the framework options every profile gets: waiting
-	// pods, pods in pre-bind, DRA and CSI managers.
-	sharedHandles []frameworkruntime.Option
-
-	draManager           *dynamicresources.DefaultDRAManager
-	resourceClaimCache   *assumecache.AssumeCache
-	resourceSliceTracker *resourceslicetracker.Tracker
-
-	// ctx lives as long as the scheduler; frameworks derive theirs from it.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	// applyMu serializes Apply, Remove and shutdown.
-	applyMu sync.Mutex
-	// buildMu serializes framework builds: plugin constructors add
-	// indexers to the shared informers, and two builds adding the same
-	// index at once would conflict.
-	buildMu  sync.Mutex
-	profiles atomic.Pointer[profileMap]
-	// rollouts are the candidates of the profiles being rolled out
-	// (rollout.go), published as profiles are.
-	rollouts atomic.Pointer[rolloutMap]
-	// shadowJudge judges the pods of shadow steps (SetShadowJudge).
-	shadowJudge atomic.Pointer[ShadowJudge]
-
-	watchMu  sync.Mutex
-	watched  map[fwk.EventResource]bool
-	handlers []cache.ResourceEventHandlerRegistration
-
-	started atomic.Bool
-	// running counts binding goroutines and the scheduling loop.
-	running sync.WaitGroup
-
-	// nextStartNodeIndex is where the next Filter pass starts, one for
-	// every loop as upstream's is one for every profile. The scheduling
-	// loops write it (through their algorithm); reviews read it.
-	nextStartNodeIndex atomic.Int64
-
-	// loopsMu guards loops, single's start and loopsCtx (loop.go).
-	loopsMu sync.Mutex
-	// loops are the scheduling loops by schedulerName, with profile loops
-	// on; single is the one loop of every profile with them off.
-	loops    map[string]*profileLoop
-	single   *profileLoop
-	loopsCtx context.Context
-	// assumeMu serializes the loops' assumes in the cache, each checked
-	// first when another loop assumed on its node since its snapshot;
-	// assumes counts them, and assumedOn holds, by node, the count at the
-	// node's last assume (under assumeMu; a node's entry outlives it, as
-	// its name may come back).
-	assumeMu  sync.Mutex
-	assumes   atomic.Int64
-	assumedOn map[string]int64
-
-	// overcommit marks the nodes the overcommit watcher looks at next
-	// (overcommit.go).
-	overcommit *overcommitWatch
-	// binds are the binds the bind arbiter admitted that the cache has
-	// not seen yet (arbiter.go); the pod handlers release them.
-	binds *bindHolds
-	// bindTiming is what the bind check knows of how long binds take,
-	// ours and other schedulers' (bindcheck.go).
-	bindTiming bindTiming
-}
 
 var (
 	_ ProfileSet                     = &Scheduler{}
@@ -179,7 +70,8 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		return nil, err
 	}
 	metrics.Register()
-	registerMetricsOnControllerRuntime()
+	registerMetrics()
+	containCandidatePanics()
 
 	base := context.Background()
 	if o.logger != nil {
@@ -190,19 +82,13 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		client:          client,
 		informerFactory: informerFactory,
 		opts:            o,
-		registry:        registry,
-		metricsRecorder: metrics.NewMetricsAsyncRecorder(1000, time.Second, ctx.Done()),
 		ctx:             ctx,
 		cancel:          cancel,
-		watched:         make(map[fwk.EventResource]bool),
-		overcommit:      newOvercommitWatch(),
-		assumedOn:       make(map[string]int64),
+		gens:            newGenerations(),
+		assumes:         newAssumeLedger(),
 		binds:           newBindHolds(),
+		bindTiming:      &bindTiming{},
 	}
-	empty := profileMap{}
-	s.profiles.Store(&empty)
-	noRollouts := rolloutMap{}
-	s.rollouts.Store(&noRollouts)
 
 	// Like upstream, the scheduler watches only non-terminal pods.
 	informerFactory.InformerFor(&v1.Pod{}, newPodInformer)
@@ -231,16 +117,25 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 		queueOpts = append(queueOpts, queue.WithPodGroups(s.cache.PodGroups()))
 	}
 	s.queue = queue.New(queueOpts...)
-	if o.profileLoops {
-		s.loops = make(map[string]*profileLoop)
-	} else {
-		s.single = s.newLoop("")
+	s.overcommit = newOvercommitWatch(s.cache, s.gens, s.bindTiming)
+	s.binder = &binder{
+		client: client, cache: s.cache, queue: s.queue, podLister: s.podLister,
+		gens: s.gens, assumes: s.assumes, timing: s.bindTiming,
+		opts: &s.opts,
 	}
+	s.watcher = &watcher{ctx: ctx, informerFactory: informerFactory, queue: s.queue, watched: make(map[fwk.EventResource]bool)}
+	s.builder = &builder{
+		ctx: ctx, client: client, kubeConfig: o.kubeConfig, parallelism: o.parallelism,
+		registry: registry, informerFactory: informerFactory,
+		metricsRecorder: metrics.NewMetricsAsyncRecorder(1000, time.Second, ctx.Done()),
+		queue:           s.queue, cache: s.cache, broadcaster: s.broadcaster,
+	}
+	s.loops = newLoopSet(o.profileLoops, &s.running, s.newProfileLoop)
 
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		logger := klog.FromContext(ctx)
 		claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
-		s.resourceClaimCache = assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
+		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
 		trackerOpts := resourceslicetracker.Options{
 			EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
 			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
@@ -255,28 +150,32 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 			cancel()
 			return nil, fmt.Errorf("starting resource slice tracker: %w", err)
 		}
-		s.resourceSliceTracker = tracker
-		s.draManager = dynamicresources.NewDRAManager(ctx, s.resourceClaimCache, tracker, informerFactory)
+		s.watcher.dra = &draHandles{
+			manager:      dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory),
+			claimCache:   claimCache,
+			sliceTracker: tracker,
+		}
 	}
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
-	s.sharedHandles = []frameworkruntime.Option{
+	s.builder.sharedHandles = []frameworkruntime.Option{
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 	}
-	if s.draManager != nil {
-		s.sharedHandles = append(s.sharedHandles, frameworkruntime.WithSharedDRAManager(s.draManager))
+	if s.watcher.dra != nil {
+		s.builder.sharedHandles = append(s.builder.sharedHandles, frameworkruntime.WithSharedDRAManager(s.watcher.dra.manager))
 	}
 
 	if err := s.addPodAndNodeHandlers(); err != nil {
 		cancel()
 		return nil, err
 	}
-	if err := s.addOvercommitHandlers(); err != nil {
+	if err := s.overcommit.addHandlers(informerFactory); err != nil {
 		cancel()
 		return nil, err
 	}
-	trackLive(s)
+	liveGenerations.add(s.gens)
+	liveOvercommits.add(s.overcommit)
 	return s, nil
 }
 
@@ -304,17 +203,7 @@ func (s *Scheduler) NeedLeaderElection() bool { return true }
 // HasSynced reports whether Start ran and every informer the scheduler
 // handles has synced.
 func (s *Scheduler) HasSynced() bool {
-	if !s.started.Load() {
-		return false
-	}
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
-	for _, h := range s.handlers {
-		if !h.HasSynced() {
-			return false
-		}
-	}
-	return true
+	return s.started.Load() && s.watcher.hasSynced()
 }
 
 // Start runs the scheduler until ctx is done. It starts the informer
@@ -336,13 +225,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		defer s.broadcaster.Shutdown()
 	}
 	s.informerFactory.Start(s.ctx.Done())
-	s.watchMu.Lock()
-	synced := make([]cache.InformerSynced, 0, len(s.handlers))
-	for _, h := range s.handlers {
-		synced = append(synced, h.HasSynced)
-	}
-	s.watchMu.Unlock()
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), s.watcher.synced()...) {
 		s.shutdown(logger)
 		if ctx.Err() != nil {
 			return nil
@@ -351,7 +234,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 	logger.Info("Scheduler caches synced, scheduling")
 	// Pods listed before a profile was applied are queued now.
-	for name := range *s.profiles.Load() {
+	for _, name := range s.gens.names() {
 		s.enqueuePending(ctx, name)
 	}
 
@@ -359,9 +242,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
-		s.watchOvercommits(ctx)
+		s.overcommit.run(ctx, s.broadcaster)
 	}()
-	s.startLoops(ctx)
+	s.loops.startAll(ctx)
 	<-ctx.Done()
 	s.queue.Close()
 	s.shutdown(logger)
@@ -375,20 +258,16 @@ func (s *Scheduler) shutdown(logger klog.Logger) {
 	s.running.Wait()
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
-	old := s.profiles.Load()
-	empty := profileMap{}
-	s.profiles.Store(&empty)
-	for _, p := range *old {
+	profiles, rollouts := s.gens.takeAll()
+	for _, p := range profiles {
 		p.retire(logger)
 	}
-	rollouts := s.rollouts.Load()
-	noRollouts := rolloutMap{}
-	s.rollouts.Store(&noRollouts)
-	for _, r := range *rollouts {
-		s.endRollout(r)
+	for _, r := range rollouts {
+		r.stop()
 		r.candidate.retire(logger)
 	}
-	untrackLive(s)
+	liveGenerations.remove(s.gens)
+	liveOvercommits.remove(s.overcommit)
 }
 
 // unsupportedGates are alpha gates of pod-group scheduling this scheduler
@@ -404,4 +283,36 @@ func checkFeatureGates() error {
 		}
 	}
 	return nil
+}
+
+// newProfileLoop makes the loop of name ("" for the one loop of every
+// profile), sharing s's cache, queue, generations, assume ledger and
+// binder.
+func (s *Scheduler) newProfileLoop(name string) *profileLoop {
+	snapshot := internalcache.NewEmptySnapshot()
+	return &profileLoop{
+		name:     name,
+		cache:    s.cache,
+		queue:    s.queue,
+		gens:     s.gens,
+		assumes:  s.assumes,
+		binder:   s.binder,
+		running:  &s.running,
+		snapshot: snapshot,
+		algorithm: &algorithm{
+			snapshot:                 snapshot,
+			percentageOfNodesToScore: s.opts.percentageOfNodesToScore,
+			nextStartNodeIndex:       &s.nextStartNodeIndex,
+			schedulingCycle:          s.queue.SchedulingCycle,
+		},
+	}
+}
+
+// LoopState returns the state of the loop that schedules name's pods;
+// false when no started loop does.
+func (s *Scheduler) LoopState(name string) (LoopState, bool) {
+	if !s.Serving(name) {
+		return LoopState{}, false
+	}
+	return s.loops.state(name, time.Now())
 }

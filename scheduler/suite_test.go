@@ -143,7 +143,7 @@ func startSchedulerAfter(before func(s *scheduler.Scheduler, ns string), opts ..
 	s, err := scheduler.New(cs, factory, opts...)
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), klog.Background()))
-	h := &harness{ns: ns, sched: s, reviews: review.New(s), cancel: cancel, done: make(chan error, 1)}
+	h := &harness{ns: ns, sched: s, reviews: review.New(s.ReviewHost()), cancel: cancel, done: make(chan error, 1)}
 	DeferCleanup(h.stop)
 	if before != nil {
 		before(s, ns)

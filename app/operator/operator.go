@@ -278,7 +278,7 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		return nil, fmt.Errorf("setting up controllers: %w", err)
 	}
 	// The reviews are questions asked of the scheduler (package review).
-	reviews := review.New(sched, review.WithScenarioLimits(review.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods, NodePods: o.ScenarioMaxNodePods}))
+	reviews := review.New(sched.ReviewHost(), review.WithScenarioLimits(review.ScenarioLimits{Nodes: o.ScenarioMaxNodes, Pods: o.ScenarioMaxPods, NodePods: o.ScenarioMaxNodePods}))
 	// A rollout's shadow step judges live pods as a review does.
 	sched.SetShadowJudge(reviews)
 	if err := controllers.SetupReviews(mgr, reviews, copts); err != nil {

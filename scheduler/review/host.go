@@ -63,4 +63,4 @@ type Host interface {
 	NodeOvercommit(node string) *scheduler.Overcommit
 }
 
-var _ Host = &scheduler.Scheduler{}
+var _ Host = &scheduler.ReviewHost{}
