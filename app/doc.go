@@ -19,9 +19,21 @@ limitations under the License.
 // returns the cobra command with every flag (grouped by concern with
 // component-base's NamedFlagSets, logging through component-base's logsapi:
 // --logging-format=text|json, -v, --vmodule), and its run assembles the
-// whole operator (the in-process scheduler, the SchedulerProfile and
-// ExtenderConfig controllers, the admission webhook, metrics, probes and
-// local mode).
+// whole operator (the in-process scheduler, the controllers, the
+// admission webhooks, the bind arbiter, metrics, probes and local mode).
+//
+// Layout:
+//   - command.go: NewCommand and Main; the run that builds the operator
+//     (package app/operator) from the flags and starts it.
+//   - flags.go: the flags, in named flag sets, and the operator.Options
+//     they fill.
+//   - options.go: the Options of a custom binary (WithPlugin,
+//     WithPluginArgs, WithPluginScheme, WithPluginArgsValidator) and their
+//     checks.
+//   - lint.go: the lint subcommand.
+//   - localmode.go: what --local needs from package app/local, which
+//     registers itself (RegisterLocalMode) when a binary imports it.
+//   - version.go: the version the binary reports.
 //
 // flags.go is the shape a new flag copies: flags in a named flag set of
 // their concern (cliflag.NamedFlagSets, as kube-scheduler's
@@ -68,4 +80,9 @@ limitations under the License.
 // and the upstream plugin API (k8s.io/kube-scheduler/framework,
 // k8s.io/kubernetes/pkg/scheduler/framework/runtime) are. See
 // examples/numericlabel for a complete plugin with its binary.
+//
+// This package never imports app/local nor a test framework: the image's
+// binary (main.go) links production code only
+// (TestImageBinaryLinksNoTestFramework), and --local without app/local
+// says which package to import.
 package app

@@ -16,34 +16,70 @@ limitations under the License.
 
 // Package controllers turns SchedulerProfile and ExtenderConfig objects into
 // live profiles of the in-process scheduler and reports, in status, exactly
-// what serves pods.
+// what serves pods. It also answers SchedulingReviews, compiles the
+// ProfileRoutes into one admission policy, and serves the admission
+// webhooks, the bind arbiter's among them.
 //
 // The SchedulerProfile reconciler converts a profile to the upstream
 // config.KubeSchedulerProfile through the upstream kubescheduler.config.k8s.io
 // scheme (v1 decoding with strict plugin args, defaulting, conversion to the
 // internal type, upstream validation), resolves the ExtenderConfig objects it
 // names (TLS material read from Secrets of one namespace only, see below),
-// and applies the result to a
-// scheduler.ProfileSet. A generation that is refused never replaces the one
-// that serves (last known good); status says which generation serves and
-// why the latest one does not. status.activeSpec keeps a copy of the spec
-// of the generation that serves: after an operator restart, when the
+// and applies the result to a scheduler.ProfileSet, at once or through a
+// rollout (see Rollouts). A generation that is refused never replaces the
+// one that serves (last known good); status says which generation serves
+// and why the latest one does not. status.activeSpec keeps a copy of the
+// spec of the generation that serves: after an operator restart, when the
 // latest generation is refused, that spec is applied again, so the last
-// known good generation keeps serving across restarts. The oldest profile claiming a schedulerName
-// owns it; default-scheduler is reserved unless Options.AllowDefaultScheduler.
+// known good generation keeps serving across restarts. The oldest profile
+// claiming a schedulerName owns it; default-scheduler is reserved unless
+// Options.AllowDefaultScheduler.
 // Each refused generation is counted once per reason in
 // profile_scheduler_refused_generations_total, however often it is
 // reconciled (and not again by a restarted operator that finds the refusal
 // in status).
+//
+// # Layout
+//
+// One concern per file, the file named for the kind it serves:
+//   - schedulerprofile_controller.go: the SchedulerProfile reconciler, its
+//     scope and phases; schedulerprofile_rollout.go: the rollout phase;
+//     rollout_analysis.go: a step's analysis and its verdict;
+//     schedulerprofile_status.go: its status, pure functions;
+//     schedulerprofile_webhook.go: its admission.
+//   - convert.go, convert_paths.go, plugins.go: the conversion to upstream's
+//     profile, the field paths a refusal names, the out-of-tree plugins'
+//     names and args.
+//   - extender.go, extender_secret.go: an ExtenderConfig made an upstream
+//     extender (resolveExtender), the Secret it reads;
+//     extenderconfig_controller.go, extenderconfig_status.go,
+//     extenderconfig_webhook.go: its reconciler, status and admission.
+//   - name_ownership.go: which object serves which schedulerName;
+//     refusal_memory.go: what is remembered of refusals between
+//     reconciles; startup.go: the readiness check; conditions.go:
+//     setCondition, which stamps observedGeneration.
+//   - schedulingreview_controller.go: the SchedulingReview reconciler; one
+//     file per question (schedulingreview_pod.go, schedulingreview_podgroup.go,
+//     schedulingreview_whatif.go, schedulingreview_scenario.go);
+//     schedulingreview_status.go and schedulingreview_metrics.go.
+//   - profileroute_controller.go, profileroute_status.go: the routes'
+//     admission policy and the routes' status.
+//   - bindarbiter_webhook.go, bindarbiter_metrics.go: the bind arbiter's
+//     admission handler for pods/binding, and its overload counter.
+//   - offline.go: the phases without a cluster (package lint).
+//   - setup.go, webhook_setup.go: Setup and Options, what a manager runs.
+//   - metrics.go: the SchedulerProfile reconciler's own series;
+//     health_metrics.go: status as metrics, at each scrape.
 //
 // # Reconcile
 //
 // Reconcile (schedulerprofile_controller.go) has the shape of cluster-api's
 // reconcilers: fetch, handle deletion (reconcileDelete), then
 // reconcileNormal runs named phases (claimName, resolveExtenders, convert,
-// apply), each a func(ctx, *profileScope) error that decides the outcome
-// of the generation (profileScope.refuse, or live) or leaves it to the
-// next; the first refusal ends the run. report then computes the status
+// skipUnchanged, progressRollout, apply), each a func(ctx, *profileScope)
+// error that decides the outcome of the generation (profileScope.refuse,
+// live, or rolling out) or leaves it to the next; the first phase that
+// decides ends the run. report then computes the status
 // of the decided outcome (a pure function, schedulerprofile_status.go) and
 // counts, announces and forgets refusals; the deferred patchStatus only
 // writes status, once. Which object serves which schedulerName, and which
@@ -57,6 +93,39 @@ limitations under the License.
 // being reconciled, named phases run by runPhases, status computed by a
 // pure function in its *_status.go (table-tested without an API server)
 // and written once, from a defer.
+//
+// # Rollouts
+//
+// A generation with spec.rollout, when another generation of the object
+// serves its schedulerName, does not replace it at once: the
+// progressRollout phase (schedulerprofile_rollout.go) serves it as a
+// candidate beside the serving generation (scheduler.Rollouts), in shadow
+// (it judges the pods the serving one places and decides nothing) or as
+// a canary for a share of the profile's pods, one step after the other.
+// When a step's window ends, analyze (rollout_analysis.go) compares the
+// candidate with the serving generation over that window (unschedulable
+// ratio, p99 latency from first enqueue to bound, errors, shadow
+// agreement), and decideStep, beside it, gives the verdict: the window
+// extended (too few samples), the next step, the promotion after the
+// last, a hold (onFailure Pause) or a rollback. A person steers it with
+// annotations (rollout-promote: a step, or at once; rollout-paused;
+// rollout-abort). promote makes the candidate serve every pod; rollBack
+// retires it and refuses its generation (Stalled, reason RolledBack or
+// RolloutAborted) while the serving generation stays, as after any
+// refusal. A rollout in progress is Reconciling (RollingOut or
+// RolloutPaused) and reconciles again when its step's window ends, at
+// least every 10 s.
+//
+// Its state lives in status.rollout (the step, its window and extensions,
+// the last analysis, a bounded history): a restarted operator or a new
+// leader serves the generation that served again (status.activeSpec,
+// restoreServing) and resumes the rollout at the step status names, its
+// window started again. A revision rolled back or aborted is not tried
+// again until the spec or its ExtenderConfigs change; a newer generation
+// supersedes a rollout in progress; a change of the QueueSort plugin is
+// refused (QueueSortChanged), as the profile's pods wait in one queue.
+// Without spec.rollout, or with no other generation serving, a generation
+// goes live at once (apply).
 //
 // # Plugins
 //

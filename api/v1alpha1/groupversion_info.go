@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha1 contains the API of profile-scheduler: SchedulerProfile,
-// ExtenderConfig, SchedulingReview and ProfileRoute, group scheduling.profilescheduler.io,
-// version v1alpha1.
-//
-// +kubebuilder:object:generate=true
-// +groupName=scheduling.profilescheduler.io
 package v1alpha1
 
 import (

@@ -14,19 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package local gives a binary built with package app its --local mode: a
-// throw-away control plane (etcd and kube-apiserver) with the operator's
-// CRDs installed, a few nodes and the sample profiles, for a developer's
-// machine. Import it from a main package for its side effect:
-//
-//	import _ "github.com/profile-scheduler/profile-scheduler/app/local"
-//
-// It links controller-runtime's envtest; the operator's image does not
-// import it. The CRDs and samples travel inside the binary (package
-// config), so local mode works from any module; the control plane's
-// binaries are found in --local-assets, $KUBEBUILDER_ASSETS or bin/k8s
-// under the module's root, and a missing one is reported with the commands
-// that build it.
 package local
 
 import (

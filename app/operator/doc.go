@@ -16,17 +16,29 @@ limitations under the License.
 
 // Package operator assembles the operator: a controller-runtime manager
 // holding the in-process scheduler (a leader-only runnable), the
-// SchedulerProfile, ExtenderConfig and SchedulingReview controllers, the
-// optional admission webhook, metrics and probes. The public package app
-// (whose command main.go runs) and the end-to-end tests build the operator
-// through New, so both run the same thing. It lives under app/, above
-// controllers/ and scheduler/, which it wires together: the leaf packages
-// of internal/ import none of them.
+// SchedulerProfile, ExtenderConfig, SchedulingReview and ProfileRoute
+// controllers, the admission webhooks, the bind arbiter, metrics and
+// probes. The public package app (whose command main.go runs) and the
+// end-to-end tests build the operator through New, so both run the same
+// thing. It lives under app/, above controllers/ and scheduler/, which it
+// wires together: the leaf packages of internal/ import none of them.
 //
-// The manager caches only the operator's own kinds (SchedulerProfiles,
-// ExtenderConfigs, SchedulingReviews) and the Secrets of the
-// extender-secrets namespace. Pods, Nodes and whatever the plugins read come
+// Layout:
+//   - operator.go: Scheme, Options (Defaults), New and Operator: the
+//     manager, its cache, the scheduler and the controllers.
+//   - arbiter.go: the bind arbiter on the manager's webhook server, judged
+//     by the leader only, and the label that points the arbiter's Service
+//     at the leader's pod.
+//   - rbac.go: the kubebuilder RBAC markers of the whole operator, from
+//     which config/rbac/role.yaml is generated.
+//
+// The manager caches only the operator's own kinds (the group
+// scheduling.profilescheduler.io) and the Secrets of the extender-secrets
+// namespace. Pods, Nodes and whatever the plugins read come
 // from the scheduler's informers alone, which, for a profile of the default
 // plugins, watch exactly what upstream's scheduler watches: every resource
 // is watched once (TestOperatorWatchesEachResourceOnce).
+//
+// It never imports local mode (app/local) nor anything under
+// internal/test/.
 package operator

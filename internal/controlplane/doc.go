@@ -22,6 +22,15 @@ limitations under the License.
 // kubelet nor node lifecycle controller). RepoRoot finds the repository's
 // (or a user module's) root, where bin/k8s and config/ are.
 //
+// Layout:
+//   - controlplane.go: RepoRoot, CheckAssets, Start and its options
+//     (WithAssets, WithCRDs, WithCRDDirectory, WithAPIServerArg,
+//     WithPodGroups, WithOutput).
+//   - nodes.go: Node, Resources and CreateReadyNode.
+//   - routes.go: the routes' admission policy as the installer creates it
+//     (InstallRoutesPolicy, DecodeAll), and kube-apiserver run with the
+//     routes guard (WithRoutesGuard).
+//
 // Local mode (internal/local, app/local), the test fixtures
 // (internal/test/testenv) and the benchmark use it. The binary shipped in the
 // image never imports it (app's TestImageBinaryLinksNoTestFramework). It

@@ -20,6 +20,9 @@ limitations under the License.
 // values of the wrong JSON type and values a type's own decoder refuses
 // (a quantity such as "two") all come back as field errors.
 //
+// Strict (decode.go) is the whole package; its table tests and a fuzz
+// target (FuzzStrict) hold it to the rules below.
+//
 // It never panics on input and never decodes partially into the caller's
 // value: on error, into is left as it was.
 package decode

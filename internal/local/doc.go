@@ -18,5 +18,14 @@ limitations under the License.
 // kube-apiserver from bin/k8s, the project's CRDs, a handful of Nodes sized
 // like real machines, and the sample profiles. It writes an admin kubeconfig
 // to a fixed path and stops every process it started when its context ends.
-// It never talks to a real cluster.
+//
+// Layout: cluster.go holds all of it: Start and Cluster (the control plane,
+// started through package controlplane), DefaultNodes and CreateNodes,
+// ApplyDir and ApplyFS (the samples), CRDs (from an fs.FS such as package
+// config's embedded files). Package app/local is its one production user
+// (--local); the e2e suites and the command's tests start it too, some
+// through app/local/localtest.
+//
+// It never talks to a real cluster, and the operator's image never links
+// it.
 package local

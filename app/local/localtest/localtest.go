@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package localtest starts a local control plane for a test, as the
-// example binaries' and the app command's tests run the operator against
-// one.
 package localtest
 
 import (

@@ -15,8 +15,15 @@ limitations under the License.
 */
 
 // Package stats holds the pure arithmetic of the benchmark (test/perf) and
-// of the suites that time something (the admission storm): percentiles,
-// throughput over fixed windows, the longest gap between events and the
-// agreement between two placements. It reads no clock and talks to no API
-// server, so everything in it is unit-tested.
+// of the suites that time something (the admission storm): percentiles
+// and summaries (Percentile, Summarize, Durations), throughput over fixed
+// windows (WindowThroughput), the longest gap between events and the gaps
+// after changes (LongestGap, GapsAfter), and the agreement between two
+// placements (Compare, Agreement); Ratio divides, 0 when the divisor is.
+// stats.go holds all of it, stats_test.go
+// its table tests.
+//
+// It is test-only (internal/test/): no production package imports it. It
+// reads no clock and talks to no API server, so everything in it is
+// unit-tested.
 package stats

@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package fakeextender is a scheduler extender for tests: a real HTTP(S)
-// server whose filter keeps every node and counts its calls, and whose
-// serving certificate can be replaced while it runs (fakeextender.go), and
-// one whose filter holds every call until the test releases it (held.go).
-// The controllers' and the scheduler's envtest suites and the e2e suite use
-// them; the operator never imports them.
 package fakeextender
 
 import (
