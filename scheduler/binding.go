@@ -24,7 +24,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -427,22 +426,4 @@ func (b *binder) podsOnNodeFromAPI(ctx context.Context, nodeName string) ([]v1.P
 func (b *binder) unreserveAndForgetInCache(ctx context.Context, state fwk.CycleState, fw framework.Framework, assumed *framework.QueuedPodInfo, node string) error {
 	fw.RunReservePluginsUnreserve(ctx, state, assumed.Pod, node)
 	return b.cache.ForgetPod(klog.FromContext(ctx), assumed.Pod)
-}
-
-// updatePodGroupCondition patches condition on the PodGroup; a group once
-// scheduled does not go back to False.
-func (b *binder) updatePodGroupCondition(ctx context.Context, pgi *framework.PodGroupInfo, condition *metav1.Condition) {
-	pg := pgi.PodGroup
-	existing := apimeta.FindStatusCondition(pg.Status.Conditions, condition.Type)
-	if existing != nil && existing.Status == metav1.ConditionTrue && condition.Status != metav1.ConditionTrue {
-		return
-	}
-	condition.ObservedGeneration = pg.Generation
-	newStatus := pg.Status.DeepCopy()
-	if !apimeta.SetStatusCondition(&newStatus.Conditions, *condition) {
-		return
-	}
-	if err := util.PatchPodGroupStatus(ctx, b.client, pgi.Name, pgi.Namespace, &pg.Status, newStatus); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "Failed to update PodGroup status", "podGroup", klog.KObj(pgi))
-	}
 }

@@ -49,8 +49,8 @@ limitations under the License.
 //   - loops.go: the loop set, one loop per served schedulerName (or one for
 //     all with profile loops off), made, started and stopped with their
 //     profiles, and a loop's run: pop, then schedule a pod or a pod group;
-//     loop.go one loop: what it shares (given explicitly), its snapshot
-//     and its assumes; loop_stats.go what a loop tells
+//     loop.go one loop: what it shares (given explicitly) and its
+//     snapshot; loop_stats.go what a loop tells
 //     of itself (LoopState, its metrics); assume.go the assume ledger that
 //     settles two loops taking the same room (see below).
 //   - algorithm.go: the algorithm that picks a node (PreFilter, Filter, the
@@ -58,7 +58,8 @@ limitations under the License.
 //     failure handling; algorithm_score.go its scoring; algorithm_beside.go
 //     the same algorithm given to reviews; algorithm_podgroup.go the
 //     pod-group algorithm.
-//   - schedule_one.go and binding.go: the scheduling cycle of a loop and
+//   - schedule_one.go and binding.go: the scheduling cycle of a loop (its
+//     assume included) and
 //     the binder's binding cycle around the algorithm, following upstream's
 //     schedule_one.go (the binder also records a failed cycle and contains
 //     a candidate's panics in its binding cycle); schedule_one_podgroup.go

@@ -19,15 +19,9 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
-	v1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/profile-scheduler/profile-scheduler/scheduler/queue"
 )
@@ -65,7 +59,8 @@ var errAssumeConflict = errors.New("another profile's loop took the node's room 
 
 // profileLoop is one scheduling loop: what it shares with every other
 // loop, given to it explicitly, and the snapshot and algorithm it alone
-// writes. Its cycles are in schedule_one.go and schedule_one_podgroup.go.
+// writes. Its run is in loops.go, its cycles, assumes included, in
+// schedule_one.go and schedule_one_podgroup.go.
 type profileLoop struct {
 	// name is the schedulerName whose pods the loop pops; "" for the one
 	// loop of every profile (loopSet.single).
@@ -100,79 +95,4 @@ type profileLoop struct {
 	// cancel stops the loop; nil until it starts (loopSet.startLocked).
 	cancel context.CancelFunc
 	stats  loopStats
-}
-
-// assumePod assumes pod (its node set) in the cache. When a pod was
-// assumed on its node since this loop's snapshot, by another loop, the
-// pod is first checked against the cache's copy of its node with the bind
-// check of the cycle's generation, its fit-judging plugins (none
-// enabled: nothing to check); a pod that no longer fits gets an error
-// wrapping errAssumeConflict and is not assumed. Assumes of every loop
-// take turns (assumeLedger.mu), so of two pods that fit only one at a
-// time, the second is checked with the first in the cache; the lock is
-// held for the check and the assume alone, and loops filling nodes of
-// their own never check. The one loop of every profile never checks: its
-// snapshot holds every pod assumed before it, as upstream's does.
-func (l *profileLoop) assumePod(ctx context.Context, pod *v1.Pod) error {
-	logger := klog.FromContext(ctx)
-	node := pod.Spec.NodeName
-	return l.assumes.assume(node, func(changedSince func(seen int64) bool) error {
-		if l.name != "" && changedSince(l.seen) && l.cycle != nil && l.cycle.check != nil {
-			var nominated podsOnNode
-			if pods := l.nominatedByOthers(pod); len(pods) > 0 {
-				nominated = func(context.Context, string) ([]v1.Pod, error) { return pods, nil }
-			}
-			if st, _ := l.cycle.check.run(ctx, l.cache, nominated, pod, node); st.IsRejected() {
-				return fmt.Errorf("%w: node %q: %s", errAssumeConflict, node, st.Message())
-			}
-		}
-		return l.cache.AssumePod(logger, pod)
-	})
-}
-
-// nominatedByOthers returns the pods other loops' profiles nominated to
-// pod's node, of pod's priority or higher (those upstream's Filter counts
-// as if they ran there, RunFilterPluginsWithNominatedPods): the room a
-// preemption freed for them is not another loop's to take.
-func (l *profileLoop) nominatedByOthers(pod *v1.Pod) []v1.Pod {
-	var out []v1.Pod
-	priority := corev1helpers.PodPriority(pod)
-	for _, pi := range l.queue.NominatedPodsForNode(pod.Spec.NodeName) {
-		p := pi.GetPod()
-		if p.UID == pod.UID || p.Spec.SchedulerName == pod.Spec.SchedulerName || corev1helpers.PodPriority(p) < priority {
-			continue
-		}
-		out = append(out, *p)
-	}
-	return out
-}
-
-// updateSnapshot brings the loop's snapshot up to date with the cache at
-// the start of a cycle.
-func (l *profileLoop) updateSnapshot(logger klog.Logger) error {
-	l.seen = l.assumes.count()
-	return l.cache.UpdateSnapshot(logger, l.snapshot)
-}
-
-// retryLostRace puts back a pod that lost its node to another loop at
-// assume, for a cycle at once (queue.Retry), unless it was deleted,
-// recreated or bound meanwhile.
-func (l *profileLoop) retryLostRace(ctx context.Context, podInfo *framework.QueuedPodInfo, status *fwk.Status) {
-	pod := podInfo.Pod
-	klog.FromContext(ctx).V(3).Info("Pod lost its node to another profile's loop; scheduling it again at once", "reason", status.Message())
-	loopAssumeConflicts.WithLabelValues(pod.Spec.SchedulerName).Inc()
-	l.stats.conflicts.Add(1)
-	cached, err := l.binder.podLister.Pods(pod.Namespace).Get(pod.Name)
-	if err != nil || cached.UID != pod.UID || cached.Spec.NodeName != "" {
-		l.queue.Done(pod.UID)
-		return
-	}
-	podInfo.PodInfo, _ = framework.NewPodInfo(cached.DeepCopy())
-	l.queue.Retry(ctx, podInfo)
-}
-
-// lostRace reports whether status is that of a pod that lost its node to
-// another loop at assume.
-func lostRace(status *fwk.Status) bool {
-	return status != nil && errors.Is(status.AsError(), errAssumeConflict)
 }

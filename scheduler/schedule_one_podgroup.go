@@ -23,6 +23,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -35,6 +36,7 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 // The pod-group cycle (GenericWorkload), ported from upstream's
@@ -120,7 +122,7 @@ func (l *profileLoop) handlePodGroupFailureBeforeScheduling(ctx context.Context,
 		return true
 	})
 	if pgi.PodGroup != nil {
-		l.binder.updatePodGroupCondition(ctx, pgi.PodGroupInfo, &metav1.Condition{
+		l.updatePodGroupCondition(ctx, pgi.PodGroupInfo, &metav1.Condition{
 			Type:    schedulingapi.PodGroupInitiallyScheduled,
 			Status:  metav1.ConditionFalse,
 			Reason:  schedulingapi.PodGroupReasonSchedulerError,
@@ -341,7 +343,7 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 		utilruntime.HandleErrorWithContext(ctx, result.status.AsError(), "Error scheduling pod group", "podGroup", pgName, "errorPods", len(infos))
 		metrics.PodGroupScheduleError(fw.ProfileName(), metrics.SinceInSeconds(start))
 	}
-	l.binder.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
+	l.updatePodGroupCondition(ctx, result.podGroupInfo, condition)
 }
 
 // PodGroupCondition is the PodGroupInitiallyScheduled condition the cycle
@@ -383,4 +385,22 @@ func (l *profileLoop) containPodGroupPanic(ctx context.Context, prof *liveProfil
 		l.binder.handleSchedulingFailure(ctx, prof.fw, p, fwk.AsStatus(err), clearNominatedNode, start)
 		return true
 	})
+}
+
+// updatePodGroupCondition patches condition on the PodGroup; a group once
+// scheduled does not go back to False.
+func (l *profileLoop) updatePodGroupCondition(ctx context.Context, pgi *framework.PodGroupInfo, condition *metav1.Condition) {
+	pg := pgi.PodGroup
+	existing := apimeta.FindStatusCondition(pg.Status.Conditions, condition.Type)
+	if existing != nil && existing.Status == metav1.ConditionTrue && condition.Status != metav1.ConditionTrue {
+		return
+	}
+	condition.ObservedGeneration = pg.Generation
+	newStatus := pg.Status.DeepCopy()
+	if !apimeta.SetStatusCondition(&newStatus.Conditions, *condition) {
+		return
+	}
+	if err := util.PatchPodGroupStatus(ctx, l.binder.client, pgi.Name, pgi.Namespace, &pg.Status, newStatus); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Failed to update PodGroup status", "podGroup", klog.KObj(pgi))
+	}
 }

@@ -603,7 +603,7 @@ func TestUpdatePodGroupCondition(t *testing.T) {
 			informerFactory := informers.NewSharedInformerFactory(client, 0)
 			informerFactory.Start(ctx.Done())
 			informerFactory.WaitForCacheSync(ctx.Done())
-			sched := &binder{client: client}
+			sched := &profileLoop{binder: &binder{client: client}}
 
 			var existingLTT metav1.Time
 			if existing := apimeta.FindStatusCondition(tt.existingPodGroup.Status.Conditions, schedulingapi.PodGroupInitiallyScheduled); existing != nil {
