@@ -34,12 +34,12 @@ all: build
 ##@ Development
 
 .PHONY: manifests
-manifests: ## Generate CRDs into config/crd/bases (and the chart's CRD templates) and RBAC from markers; copy the alerts and the dashboard into the chart.
+manifests: ## Generate CRDs into config/crd/bases (and the chart's CRD templates) and RBAC from markers; copy the alerts, the dashboard and the routes program into the chart.
 	$(CONTROLLER_GEN) rbac:roleName=profile-scheduler crd:allowDangerousTypes=true paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	@rm -rf charts/profile-scheduler/templates/crds && mkdir -p charts/profile-scheduler/templates/crds
 	@for f in config/crd/bases/*.yaml; do hack/chart-crd.sh $$f > charts/profile-scheduler/templates/crds/$$(basename $$f); done
-	@mkdir -p charts/profile-scheduler/files && cp config/prometheus/alerts.yaml config/grafana/profile-scheduler.json charts/profile-scheduler/files/
+	@mkdir -p charts/profile-scheduler/files && cp config/prometheus/alerts.yaml config/grafana/profile-scheduler.json config/routes/routes_policy.yaml charts/profile-scheduler/files/
 
 .PHONY: generate
 generate: ## Generate deepcopy code.

@@ -23,21 +23,19 @@ import (
 	"slices"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -52,55 +50,63 @@ const routeFinalizer = "scheduling.profilescheduler.io/route"
 
 const (
 	// routesKey is the one request the routes reconciler serves: every
-	// route is compiled into one policy, so every change reconciles all.
+	// route is written into one RoutingTable, so every change reconciles
+	// all.
 	routesKey = "routes"
-	// probeInterval is how soon a policy not yet in force is probed
-	// again; kube-apiserver applies a stored policy within about a second.
+	// probeInterval is how soon a table not yet in force is probed
+	// again; kube-apiserver reads a stored parameter within about a
+	// second.
 	probeInterval = 200 * time.Millisecond
 	// unavailableRetry is how soon an API server without
 	// MutatingAdmissionPolicy v1 is asked again (it may be upgraded).
 	unavailableRetry = time.Minute
-	// refusedRetry is how soon a routes policy that is missing, or whose
-	// update was refused, is tried again (an upgrade of the chart
-	// restores it).
+	// refusedRetry is how soon a RoutingTable whose write was refused is
+	// tried again.
 	refusedRetry = 30 * time.Second
-	// notInForceAfter is how long a stored policy may wait for
+	// notInForceAfter is how long a stored table may wait for
 	// kube-apiserver to run it before the routes are Stalled
 	// (AdmissionPolicyNotInForce); probes go on, less often.
 	notInForceAfter = 30 * time.Second
-	// stalledProbeInterval is how often such a policy is probed.
+	// stalledProbeInterval is how often such a table is probed.
 	stalledProbeInterval = 5 * time.Second
-	// resyncInterval repairs a policy someone else changed: the policy is
-	// not watched, so that an API server that does not serve its kind
-	// stops nothing else.
-	resyncInterval = 5 * time.Minute
+	// driftProbeInterval is how often a table in force is probed again:
+	// the operator holds no right on the routes policy and its binding,
+	// so a probe is how it sees them changed or deleted (and restored).
+	driftProbeInterval = 3 * time.Second
 )
 
-// profileRouteReconciler compiles every ProfileRoute, with the profiles
-// that serve, into one MutatingAdmissionPolicy and its binding
-// (internal/routing), writes them over the objects the installer created,
-// waits until kube-apiserver runs them, and writes the status of every
-// route. It never creates nor deletes a policy: its Role names the two
-// objects it may update, and nothing else of their kinds.
+// profileRouteReconciler writes every ProfileRoute, with the profiles
+// that serve, into one RoutingTable (internal/routing), the parameter of
+// the routes program the installer created; waits until a probe shows
+// kube-apiserver runs it; and writes the status of every route. It
+// writes the table back when anyone else changes or deletes it, and
+// probes every few seconds, so that a changed or deleted policy or
+// binding shows on every route. It holds no right on admission
+// policies.
 type profileRouteReconciler struct {
-	// Client reads routes, profiles and namespaces from the manager's
-	// cache and writes to the API server.
+	// Client reads routes, profiles, namespaces and the table from the
+	// manager's cache and writes to the API server.
 	Client client.Client
-	// APIReader reads the policies from the API server: they are not
-	// cached.
+	// APIReader reads the table from the API server before writing it.
 	APIReader client.Reader
+	// Recorder emits RoutingTableRestored, RoutesNotInForce and
+	// RoutesInForce events on the table.
+	Recorder events.EventRecorder
 	// Namespace is the operator's own: never routed unless a route names
 	// it, and where probe pods are created with dryRun=All.
 	Namespace string
 	// Namespaces, when set, is the informer namespaces are listed from and
 	// watched through (the scheduler's); else the manager's cache.
 	Namespaces coreinformers.NamespaceInformer
-	// PolicyName names the MutatingAdmissionPolicy and its binding
-	// (--routes-policy-name).
+	// PolicyName names the routes MutatingAdmissionPolicy, its binding
+	// and the RoutingTable (--routes-policy-name).
 	PolicyName string
 
-	// inForce is the revision last seen in force ("" none yet).
+	// inForce is the revision a probe last showed in force ("" none).
 	inForce string
+	// wasInForce is set while the revision last seen in force is the
+	// one the operator wrote: a probe that shows otherwise is drift.
+	wasInForce bool
 	// waitingSince is when the revision now probed was first seen not in
 	// force.
 	waitingSince    time.Time
@@ -108,6 +114,10 @@ type profileRouteReconciler struct {
 	// stalled is set once a revision was not run within notInForceAfter,
 	// until one is.
 	stalled bool
+	// written is the resourceVersion of the table as the operator last
+	// wrote it: a table of another resourceVersion and other content was
+	// written by someone else.
+	written string
 	now     func() metav1.Time
 }
 
@@ -119,24 +129,25 @@ type routesScope struct {
 	// table and verdicts are what routing.Build decided.
 	table    routing.Table
 	verdicts map[string]routing.Verdict
-	// revision of the policy written.
+	// revision of the table written.
 	revision string
 	// inForce is set once kube-apiserver runs revision.
 	inForce bool
-	// notInForce is set when revision has waited past notInForceAfter.
+	// notInForce is set when revision has waited past notInForceAfter,
+	// or was in force and a probe shows it no longer is.
 	notInForce bool
-	// unavail says why the API server cannot hold the policy.
+	// seen is the revision the last probe came back with ("" none).
+	seen string
+	// unavail says why the API server cannot run the routes.
 	unavail string
-	// refusal says why the policy could not be written: it is missing, or
-	// kube-apiserver refused the update.
+	// refusal says why the table could not be written.
 	refusal *policyRefusal
 }
 
-// policyRefusal is why the routes policy or its binding could not be
-// written; it is reported on every route.
+// policyRefusal is why the RoutingTable could not be written; it is
+// reported on every route.
 type policyRefusal struct {
-	// reason is ReasonAdmissionPolicyMissing or
-	// ReasonAdmissionPolicyRefused.
+	// reason is ReasonRoutingTableRefused.
 	reason  string
 	message string
 }
@@ -146,18 +157,18 @@ func (e *policyRefusal) Error() string { return e.message }
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=profile-scheduler-routes,verbs=get;update;patch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=routingtables,verbs=get;list;watch;create;update;patch
 
-// Reconcile reads every route, compiles them (build), writes the policy
-// (applyPolicy), probes kube-apiserver until it runs it (probe), then
-// writes every route's status and lets deleted routes go once their
-// removal is in force.
+// Reconcile reads every route, compiles them (build), writes the table
+// (applyTable), probes kube-apiserver until it runs it and every few
+// seconds after (probe), then writes every route's status and lets
+// deleted routes go once their removal is in force.
 func (r *profileRouteReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	s := &routesScope{}
 	if err := r.build(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.applyPolicy(ctx, s); err != nil {
+	if err := r.applyTable(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	if s.unavail == "" && s.refusal == nil {
@@ -179,7 +190,7 @@ func (r *profileRouteReconciler) Reconcile(ctx context.Context, _ ctrl.Request) 
 	case !s.inForce:
 		return ctrl.Result{RequeueAfter: probeInterval}, nil
 	}
-	return ctrl.Result{RequeueAfter: resyncInterval}, nil
+	return ctrl.Result{RequeueAfter: driftProbeInterval}, nil
 }
 
 // build lists what routes depend on, puts the finalizer on every route,
@@ -233,129 +244,6 @@ func (r *profileRouteReconciler) listNamespaces(ctx context.Context) ([]corev1.N
 	return out, err
 }
 
-// applyPolicy writes the table over the policy and its binding, which
-// the installer created (a table of no route routes nothing). An API
-// server that does not serve MutatingAdmissionPolicy v1 (s.unavail), a
-// policy or binding that does not exist, and an update kube-apiserver
-// refuses (s.refusal) are reported on every route.
-func (r *profileRouteReconciler) applyPolicy(ctx context.Context, s *routesScope) error {
-	policy, binding, revision := s.table.Policy(r.PolicyName)
-	s.revision = revision
-	err := r.put(ctx, policy, &admissionregistrationv1.MutatingAdmissionPolicy{})
-	if err == nil {
-		err = r.put(ctx, binding, &admissionregistrationv1.MutatingAdmissionPolicyBinding{})
-	}
-	var refusal *policyRefusal
-	switch {
-	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) && isResourceMissing(err):
-		s.unavail = policyUnavailableMessage(err)
-		r.inForce = ""
-		return nil
-	case errors.As(err, &refusal):
-		s.refusal = refusal
-		r.inForce = ""
-		log.FromContext(ctx).Info("Route policy not written", "reason", refusal.reason, "message", refusal.message)
-		return nil
-	}
-	return err
-}
-
-// isResourceMissing tells a 404 for the resource type (the API server
-// does not serve it) from one for an object.
-func isResourceMissing(err error) bool {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return false
-	}
-	d := status.Status().Details
-	return d == nil || d.Name == ""
-}
-
-// put writes the spec of want, its revision annotation and owner label
-// over the stored object of its name (cur, read from the API server),
-// keeping the rest of its metadata (the installer's labels and
-// annotations), when the revision or the label differ. A write makes the
-// next probe ask kube-apiserver again. A missing object, and a write
-// kube-apiserver refuses (the guard, RBAC), are a *policyRefusal.
-func (r *profileRouteReconciler) put(ctx context.Context, want, cur client.Object) error {
-	kind := "MutatingAdmissionPolicy"
-	if _, ok := cur.(*admissionregistrationv1.MutatingAdmissionPolicyBinding); ok {
-		kind = "MutatingAdmissionPolicyBinding"
-	}
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), cur)
-	switch {
-	case apierrors.IsNotFound(err) && !isResourceMissing(err):
-		return &policyRefusal{reason: v1alpha1.ReasonAdmissionPolicyMissing, message: fmt.Sprintf(
-			"%s %s does not exist: it is installed with the operator (the chart, or kubectl apply -k config/default), "+
-				"which may only update it; upgrading the release, or applying the config again, restores it", kind, want.GetName())}
-	case apierrors.IsForbidden(err):
-		return &policyRefusal{reason: v1alpha1.ReasonAdmissionPolicyRefused, message: fmt.Sprintf(
-			"reading %s %s was refused: %v", kind, want.GetName(), err)}
-	case err != nil:
-		return err
-	}
-	if cur.GetAnnotations()[routing.RevisionAnnotation] == want.GetAnnotations()[routing.RevisionAnnotation] &&
-		cur.GetLabels()[routing.OwnerLabel] == routing.OwnerValue {
-		return nil
-	}
-	switch c := cur.(type) {
-	case *admissionregistrationv1.MutatingAdmissionPolicy:
-		c.Spec = want.(*admissionregistrationv1.MutatingAdmissionPolicy).Spec
-	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-		c.Spec = want.(*admissionregistrationv1.MutatingAdmissionPolicyBinding).Spec
-	}
-	labels, annotations := cur.GetLabels(), cur.GetAnnotations()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	labels[routing.OwnerLabel] = routing.OwnerValue
-	annotations[routing.RevisionAnnotation] = want.GetAnnotations()[routing.RevisionAnnotation]
-	cur.SetLabels(labels)
-	cur.SetAnnotations(annotations)
-	if err := r.Client.Update(ctx, cur); err != nil {
-		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-			return &policyRefusal{reason: v1alpha1.ReasonAdmissionPolicyRefused, message: fmt.Sprintf(
-				"kube-apiserver refused the update of %s %s: %v", kind, want.GetName(), err)}
-		}
-		return fmt.Errorf("updating %s %s: %w", kind, want.GetName(), err)
-	}
-	r.inForce = ""
-	return nil
-}
-
-// probe creates a probe pod with dryRun=All: the revision it comes back
-// with is the one kube-apiserver runs. The policy is in force when that
-// is s.revision. A revision seen in force is not probed again.
-func (r *profileRouteReconciler) probe(ctx context.Context, s *routesScope) error {
-	if r.inForce == s.revision {
-		s.inForce = true
-		return nil
-	}
-	pod := routing.ProbePod(r.Namespace, r.PolicyName)
-	if err := r.Client.Create(ctx, pod, client.DryRunAll); err != nil {
-		return fmt.Errorf("probing the route policy with a dry-run pod in namespace %q: %w", r.Namespace, err)
-	}
-	got := pod.Annotations[routing.RevisionAnnotation]
-	s.inForce = got == s.revision
-	if s.inForce {
-		r.inForce, r.stalled = s.revision, false
-		log.FromContext(ctx).V(2).Info("Route policy in force", "revision", s.revision)
-		return nil
-	}
-	if r.waitingRevision != s.revision {
-		r.waitingRevision, r.waitingSince = s.revision, time.Now()
-	}
-	// Once one revision was not run in time, the next is not waited for
-	// again: kube-apiserver runs no policy of ours until one is seen in
-	// force.
-	s.notInForce = r.stalled || time.Since(r.waitingSince) > notInForceAfter
-	r.stalled = s.notInForce
-	return nil
-}
-
 // writeStatus writes the status of every route that changed, and, once
 // the policy is in force, status.routes of the profiles they feed.
 func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope) error {
@@ -375,6 +263,7 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 			InForce:     s.inForce,
 			NotInForce:  s.notInForce,
 			Revision:    s.revision,
+			Seen:        s.seen,
 		}, r.now())
 		if equality.Semantic.DeepEqual(base.Status, pr.Status) {
 			continue
@@ -403,13 +292,13 @@ func (r *profileRouteReconciler) writeStatus(ctx context.Context, s *routesScope
 }
 
 // release removes the finalizer of deleted routes once kube-apiserver runs
-// a policy without them, or when it runs no policy at all (the API is not
-// served, the policy or its binding is missing, or a stored policy is not
-// run after notInForceAfter). A refused update keeps them: the policy
-// stored before may still route them.
+// a table without them, or when it runs none of the operator's at all
+// (the API is not served, or a stored table is not run after
+// notInForceAfter, or no longer: the policy or its binding is changed or
+// missing). A refused write keeps them: the table stored before may
+// still route them.
 func (r *profileRouteReconciler) release(ctx context.Context, s *routesScope) error {
-	missing := s.refusal != nil && s.refusal.reason == v1alpha1.ReasonAdmissionPolicyMissing
-	if !s.inForce && s.unavail == "" && !s.notInForce && !missing {
+	if !s.inForce && s.unavail == "" && !s.notInForce {
 		return nil
 	}
 	var errs []error
@@ -428,7 +317,8 @@ func (r *profileRouteReconciler) release(ctx context.Context, s *routesScope) er
 }
 
 // setupWithManager wires the reconciler: routes, profiles (whether they
-// serve) and namespaces (their labels) all reconcile the one request.
+// serve), namespaces (their labels) and the RoutingTable (written by
+// someone else) all reconcile the one request.
 func (r *profileRouteReconciler) setupWithManager(mgr ctrl.Manager) error {
 	if r.now == nil {
 		r.now = metav1.Now
@@ -455,6 +345,9 @@ func (r *profileRouteReconciler) setupWithManager(mgr ctrl.Manager) error {
 		Named("profileroute").
 		Watches(&v1alpha1.ProfileRoute{}, all).
 		Watches(&v1alpha1.SchedulerProfile{}, all, builder.WithPredicates(serving)).
+		Watches(&v1alpha1.RoutingTable{}, all, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetName() == r.PolicyName
+		}))).
 		WithOptions(ctrlOptions(1))
 	if r.Namespaces != nil {
 		b = b.WatchesRawSource(&source.Informer{Informer: r.Namespaces.Informer(), Handler: all})

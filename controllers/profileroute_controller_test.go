@@ -17,12 +17,15 @@ limitations under the License.
 package controllers_test
 
 import (
+	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -257,8 +260,120 @@ var _ = Describe("ProfileRoute", func() {
 	})
 })
 
-var _ = Describe("ProfileRoute's policy, which the installer creates", func() {
-	It("reports a policy deleted by hand on every route, naming it, routes nothing meanwhile, and routes again once it is restored", func() {
+// tableEventReasons lists the reasons of the events about the routes'
+// RoutingTable.
+func tableEventReasons() []string {
+	var list eventsv1.EventList
+	Expect(k8s.List(suiteCtx, &list)).To(Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "RoutingTable" && e.Regarding.Name == routing.PolicyName {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
+
+// podStream creates a pod in ns every 50 ms until stopped, and counts
+// those not routed to want.
+type podStream struct {
+	stop    chan struct{}
+	done    sync.WaitGroup
+	mu      sync.Mutex
+	created int
+	missed  []string
+}
+
+func streamPods(ns, want string) *podStream {
+	p := &podStream{stop: make(chan struct{})}
+	p.done.Go(func() {
+		defer GinkgoRecover()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			got := routedTo(newPod(ns, "", nil))
+			p.mu.Lock()
+			p.created++
+			if got != want {
+				p.missed = append(p.missed, got)
+			}
+			p.mu.Unlock()
+		}
+	})
+	return p
+}
+
+// take returns the pods created and those that missed their route since
+// the last take.
+func (p *podStream) take() (int, []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n, missed := p.created, p.missed
+	p.created, p.missed = 0, nil
+	return n, missed
+}
+
+func (p *podStream) close() {
+	close(p.stop)
+	p.done.Wait()
+}
+
+var _ = Describe("The routes program, which the installer creates, and its RoutingTable, which the operator writes", func() {
+	It("writes back a table edited, merged into or deleted by hand within seconds, saying so, while pods are created", func() {
+		id := rand.String(5)
+		pack := liveProfile("route-table-" + id)
+		ns := labelledNamespace("table", map[string]string{"route": "table-" + id})
+		createRoute("table-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"route": "table-" + id}}})
+		expectRoute("table-"+id, v1alpha1.ReasonActive)
+		var table v1alpha1.RoutingTable
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: routing.PolicyName}, &table)).To(Succeed())
+		inForce := table.Spec
+		Expect(inForce.Routes).To(ContainElement(HaveField("Name", "table-"+id)))
+		restored := func(what string) {
+			GinkgoHelper()
+			Eventually(func(g Gomega) {
+				var got v1alpha1.RoutingTable
+				g.Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: routing.PolicyName}, &got)).To(Succeed())
+				g.Expect(got.Spec).To(Equal(inForce))
+			}).WithTimeout(5*time.Second).WithPolling(20*time.Millisecond).Should(Succeed(), "the table %s is written back", what)
+			Eventually(tableEventReasons).WithTimeout(5 * time.Second).Should(ContainElement(v1alpha1.EventRoutingTableRestored))
+		}
+
+		pods := streamPods(ns, pack+" table-"+id)
+		defer pods.close()
+		By("an update that empties the table")
+		edited := table.DeepCopy()
+		edited.Spec = v1alpha1.RoutingTableSpec{Revision: "by-hand"}
+		Expect(k8s.Update(suiteCtx, edited)).To(Succeed())
+		restored("emptied")
+		By("a merge patch, as a client-side apply of a route of one's own")
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: routing.PolicyName}, &table)).To(Succeed())
+		merged := table.DeepCopy()
+		merged.Spec.Routes = append([]v1alpha1.TableRoute{{Name: "mine", SchedulerName: "elsewhere", FromSchedulerNames: []string{"default-scheduler"}}}, merged.Spec.Routes...)
+		Expect(k8s.Patch(suiteCtx, merged, client.MergeFrom(&table))).To(Succeed())
+		restored("merged into")
+		By("a delete")
+		Expect(k8s.Delete(suiteCtx, &v1alpha1.RoutingTable{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}})).To(Succeed())
+		restored("deleted")
+		expectRoute("table-"+id, v1alpha1.ReasonActive)
+		// Pods keep coming after the last restore, while kube-apiserver
+		// reads the table again.
+		time.Sleep(time.Second)
+		created, missed := pods.take()
+		GinkgoWriter.Printf("%d pods created while the table was edited, merged into and deleted; %d missed their route: %v\n", created, len(missed), missed)
+		Expect(created).To(BeNumerically(">", 10))
+		Eventually(func() string { return routedTo(newPod(ns, "", nil)) }).WithTimeout(5 * time.Second).Should(Equal(pack + " table-" + id))
+		pods.take()
+		time.Sleep(500 * time.Millisecond)
+		created, missed = pods.take()
+		Expect(missed).To(BeEmpty(), "pods created once the table is restored and read (of %d)", created)
+	})
+
+	It("reports a policy or binding deleted or replaced by hand on every route, routes nothing meanwhile, and routes again once the installer restores it", func() {
 		id := rand.String(5)
 		pack := liveProfile("route-gone-" + id)
 		ns := labelledNamespace("gone", map[string]string{"route": "gone-" + id})
@@ -267,49 +382,159 @@ var _ = Describe("ProfileRoute's policy, which the installer creates", func() {
 		expectRoute("gone-"+id, v1alpha1.ReasonActive)
 		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
 
-		policy := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}}
-		Expect(k8s.Delete(suiteCtx, policy)).To(Succeed())
-		// The operator does not watch policies: a route changed by
-		// someone brings the next reconcile at once.
-		pr := &v1alpha1.ProfileRoute{}
-		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: "gone-" + id}, pr)).To(Succeed())
-		pr.Spec.Priority = 1
-		Expect(k8s.Update(suiteCtx, pr)).To(Succeed())
-		pr = expectRoute("gone-"+id, v1alpha1.ReasonAdmissionPolicyMissing)
-		Expect(routeMessage(pr)).To(ContainSubstring("MutatingAdmissionPolicy " + routing.PolicyName + " does not exist"))
-		Expect(pr.Status.SchedulerName).To(BeEmpty())
-		// kube-apiserver drops a deleted policy within about a second.
+		notInForce := func(seen string) {
+			GinkgoHelper()
+			// Probed every few seconds: no route change is needed.
+			pr := expectRoute("gone-"+id, v1alpha1.ReasonAdmissionPolicyNotInForce)
+			Expect(routeMessage(pr)).To(And(ContainSubstring("it came back with "+seen),
+				ContainSubstring("routes MutatingAdmissionPolicy and its binding "+routing.PolicyName)))
+			Expect(pr.Status.SchedulerName).To(BeEmpty())
+			Eventually(tableEventReasons).WithTimeout(timeout).Should(ContainElement(v1alpha1.EventRoutesNotInForce))
+		}
+		By("the policy deleted")
+		Expect(k8s.Delete(suiteCtx, &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}})).To(Succeed())
+		notInForce("no revision")
 		Eventually(func() string { return routedTo(newPod(ns, "", nil)) }).WithTimeout(timeout).WithPolling(200*time.Millisecond).
 			Should(Equal("default-scheduler "), "no policy, no routing")
-
-		By("the installer restores it: the operator writes the routes over it")
+		By("the installer restores it")
 		Expect(controlplane.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
-		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: "gone-" + id}, pr)).To(Succeed())
-		pr.Spec.Priority = 2
-		Expect(k8s.Update(suiteCtx, pr)).To(Succeed())
+		expectRoute("gone-"+id, v1alpha1.ReasonActive)
+		Expect(tableEventReasons()).To(ContainElement(v1alpha1.EventRoutesInForce))
+		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
+
+		By("the binding replaced by one of another table")
+		var binding admissionregistrationv1.MutatingAdmissionPolicyBinding
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: routing.PolicyName}, &binding)).To(Succeed())
+		Expect(k8s.Delete(suiteCtx, &binding)).To(Succeed())
+		other := binding.DeepCopy()
+		other.ObjectMeta = metav1.ObjectMeta{Name: binding.Name, Labels: binding.Labels}
+		other.Spec.ParamRef.Name = "someone-elses"
+		Expect(k8s.Create(suiteCtx, other)).To(Succeed())
+		notInForce("no revision")
+		Expect(k8s.Delete(suiteCtx, other)).To(Succeed())
+		Expect(controlplane.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
 		expectRoute("gone-"+id, v1alpha1.ReasonActive)
 		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
 	})
+
+	It("routes by every selector operator, keys with / and ., and namespaces without labels", func() {
+		id := rand.String(5)
+		pack := liveProfile("route-ops-" + id)
+		key := "example.com/tier." + id
+		bare := labelledNamespace("bare", nil)
+		labelled := labelledNamespace("ops", map[string]string{"team.example.com/name": "ops-" + id})
+		createRoute("in-"+id, v1alpha1.ProfileRouteSpec{Profile: pack, AllNamespaces: true, Priority: 4,
+			PodSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
+				{Key: key, Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}}}}})
+		createRoute("notin-"+id, v1alpha1.ProfileRouteSpec{Profile: pack, Priority: 3,
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"team.example.com/name": "ops-" + id}},
+			PodSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
+				{Key: key, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"c"}}}}})
+		createRoute("exists-"+id, v1alpha1.ProfileRouteSpec{Profile: pack, AllNamespaces: true, Priority: 2,
+			PodSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
+				{Key: "exists.example.com/" + id, Operator: metav1.LabelSelectorOpExists}}}})
+		createRoute("absent-"+id, v1alpha1.ProfileRouteSpec{Profile: pack, Priority: 1,
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
+				{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: []string{bare}},
+				{Key: "team.example.com/name", Operator: metav1.LabelSelectorOpDoesNotExist}}},
+			PodSelector: &v1alpha1.LabelSelector{MatchExpressions: []v1alpha1.LabelSelectorRequirement{
+				{Key: key, Operator: metav1.LabelSelectorOpDoesNotExist}}}})
+		for _, r := range []string{"in-", "notin-", "exists-", "absent-"} {
+			expectRoute(r+id, v1alpha1.ReasonActive)
+		}
+		table, _ := routing.Build(routing.Input{Routes: listRoutes(), Profiles: []v1alpha1.SchedulerProfile{*getProfile(pack)},
+			Protected: routing.DefaultProtected("default")})
+		for _, tc := range []struct {
+			ns     string
+			labels map[string]string
+			want   string
+		}{
+			{bare, map[string]string{key: "a"}, "in-"},
+			{bare, map[string]string{key: "c"}, ""},
+			{labelled, map[string]string{key: "c"}, ""},
+			{labelled, map[string]string{key: "d"}, "notin-"},
+			{labelled, nil, "notin-"},
+			{bare, map[string]string{key: "c", "exists.example.com/" + id: ""}, "exists-"},
+			{bare, nil, "absent-"},
+			{labelled, map[string]string{"exists.example.com/" + id: "x", key: "c"}, "exists-"},
+		} {
+			want, wantRoute := "default-scheduler ", ""
+			if tc.want != "" {
+				wantRoute = tc.want + id
+				want = pack + " " + wantRoute
+			}
+			var nsLabels map[string]string
+			if tc.ns == labelled {
+				nsLabels = map[string]string{"team.example.com/name": "ops-" + id}
+			}
+			goRoute := ""
+			if e := table.Route(tc.ns, nsLabels, tc.labels, ""); e != nil {
+				goRoute = e.Route
+			}
+			Expect(goRoute).To(Equal(wantRoute),
+				"kubectl sp route's answer for a pod in %s with labels %v", tc.ns, tc.labels)
+			Expect(routedTo(newPod(tc.ns, "", tc.labels))).To(Equal(want), "pod in %s with labels %v", tc.ns, tc.labels)
+		}
+	})
 })
 
+// listRoutes lists every ProfileRoute.
+func listRoutes() []v1alpha1.ProfileRoute {
+	var list v1alpha1.ProfileRouteList
+	Expect(k8s.List(suiteCtx, &list)).To(Succeed())
+	return list.Items
+}
+
 var _ = Describe("Routes as large as the API admits", func() {
-	It("are admitted, the oldest first, while their CEL compiles, and kube-apiserver runs it for a pod every route evaluates", func() {
+	It("are admitted, the oldest first, while their RoutingTable fits, and kube-apiserver runs the program over it for a pod every route evaluates", func() {
 		id := rand.String(5)
 		pack := liveProfile("route-largest-" + id)
-		set := testenv.NewLargestRoutes("largest-"+id, pack, 4)
-		// Created within a second or so: routes of one age are admitted
-		// by name, -0 first.
+		set := testenv.NewLargestRoutes("largest-"+id, pack, 56)
 		for _, r := range set.Routes {
-			createRoute(r.Name, r.Spec)
+			Expect(k8s.Create(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: r.Name}, Spec: r.Spec})).To(Succeed())
 		}
-		for _, r := range set.Routes[:3] {
-			expectRoute(r.Name, v1alpha1.ReasonActive)
+		// Deleted at once, then waited for: one table without them.
+		DeferCleanup(func() {
+			for _, r := range set.Routes {
+				Expect(client.IgnoreNotFound(k8s.Delete(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: r.Name}}))).To(Succeed())
+			}
+			for _, r := range set.Routes {
+				deleteRoute(r.Name)
+			}
+		})
+		// Which routes fit depends on their ages (a second apart or not):
+		// what the operator decides is what routing.Build decides on the
+		// stored routes.
+		var mine []v1alpha1.ProfileRoute
+		for _, r := range listRoutes() {
+			if strings.HasPrefix(r.Name, "largest-"+id+"-") {
+				mine = append(mine, r)
+			}
 		}
-		pr := expectRoute(set.Routes[3].Name, v1alpha1.ReasonTooManyRoutes)
-		Expect(routeMessage(pr)).To(ContainSubstring("characters of the routes' CEL expression"))
+		_, verdicts := routing.Build(routing.Input{Routes: mine, Profiles: []v1alpha1.SchedulerProfile{*getProfile(pack)}})
+		last, refused := -1, 0
+		for i, r := range set.Routes {
+			switch v := verdicts[r.Name]; v.Reason {
+			case v1alpha1.ReasonActive:
+				last = i
+			default:
+				refused++
+				Expect(v.Reason).To(Equal(v1alpha1.ReasonTooManyRoutes))
+			}
+		}
+		Expect(refused).To(BeNumerically(">=", 2), "the table fits about 54 routes at the maxima")
+		for _, r := range set.Routes {
+			pr := expectRoute(r.Name, verdicts[r.Name].Reason)
+			if verdicts[r.Name].Reason != v1alpha1.ReasonActive {
+				Expect(routeMessage(pr)).To(ContainSubstring("bytes of the RoutingTable"))
+			}
+		}
+		var table v1alpha1.RoutingTable
+		Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: routing.PolicyName}, &table)).To(Succeed())
+		Expect(len(table.Spec.Routes)).To(BeNumerically(">=", len(set.Routes)-refused))
 
 		ns := labelledNamespace("largest", set.NamespaceLabels)
-		Expect(routedTo(newPod(ns, set.FromSchedulerName, set.PodLabels(2)))).To(Equal(pack+" "+set.Routes[2].Name),
-			"every route before it is evaluated down to its last requirement, in a policy kube-apiserver compiled")
+		Expect(routedTo(newPod(ns, set.FromSchedulerName, set.PodLabels(last)))).To(Equal(pack+" "+set.Routes[last].Name),
+			"every route before it is evaluated down to its last requirement, in the program kube-apiserver runs")
 	})
 })

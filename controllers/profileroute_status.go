@@ -44,11 +44,14 @@ type routeOutcome struct {
 	// InForce is set once kube-apiserver runs the revision of the policy
 	// that holds this verdict (the route, or its absence).
 	InForce bool
-	// NotInForce is set when kube-apiserver stores the policy but has
-	// not run it for longer than it takes to apply one.
+	// NotInForce is set when kube-apiserver stores the table but has
+	// not run it for longer than it takes to apply one, or ran it and a
+	// probe shows it no longer does.
 	NotInForce bool
-	// Revision of the policy.
+	// Revision of the table.
 	Revision string
+	// Seen is the revision the last probe came back with ("" none).
+	Seen string
 }
 
 // routeStatus computes the status of a ProfileRoute from the outcome,
@@ -83,12 +86,12 @@ func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time
 		reason, msg = o.Refusal.reason, o.Refusal.message
 		st.SchedulerName = ""
 	case !o.InForce && o.NotInForce:
-		reason, msg = v1alpha1.ReasonAdmissionPolicyNotInForce, notInForceMessage(policy, o.Revision)
+		reason, msg = v1alpha1.ReasonAdmissionPolicyNotInForce, notInForceMessage(policy, o.Revision, o.Seen)
 		st.SchedulerName = ""
 	}
 	if !blocked && !o.InForce && !o.NotInForce {
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionTrue, v1alpha1.ReasonApplying,
-			fmt.Sprintf("MutatingAdmissionPolicy %s revision %s stored; waiting until kube-apiserver applies it", policy, o.Revision), now)
+			fmt.Sprintf("RoutingTable %s revision %s stored; waiting until kube-apiserver runs it", policy, o.Revision), now)
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAdmissionPolicyNotInForce,
 			fmt.Sprintf("generation %d is not in force yet", o.Generation), now)
 		setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionStalled, metav1.ConditionFalse, v1alpha1.ReasonApplying, "", now)
@@ -97,7 +100,7 @@ func routeStatus(st v1alpha1.ProfileRouteStatus, o routeOutcome, now metav1.Time
 	st.ObservedGeneration = o.Generation
 	setCondition(&st.Conditions, o.Generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, reason, "", now)
 	if reason == v1alpha1.ReasonActive {
-		msg := fmt.Sprintf("new pods selected by this route get schedulerName %q (MutatingAdmissionPolicy %s, revision %s, in force)",
+		msg := fmt.Sprintf("new pods selected by this route get schedulerName %q (RoutingTable %s, revision %s, in force)",
 			o.Verdict.SchedulerName, policy, o.Revision)
 		if !o.Verdict.ProfileServing {
 			msg += "; no generation of the profile serves yet: routed pods wait for it (whenProfileNotServing: Hold)"
@@ -131,11 +134,12 @@ func profileRoutes(routes []v1alpha1.ProfileRoute, verdicts map[string]routing.V
 }
 
 // notInForceMessage says what to check when kube-apiserver stores the
-// policy but does not run it.
-func notInForceMessage(policy, revision string) string {
-	return fmt.Sprintf("kube-apiserver stores MutatingAdmissionPolicy %s (revision %s) but a dry-run pod is not mutated by it: "+
-		"check that its MutatingAdmissionPolicy admission plugin runs (feature gate MutatingAdmissionPolicy, not in --disable-admission-plugins)",
-		policy, revision)
+// table but does not run it: a probe came back with seen.
+func notInForceMessage(policy, revision, seen string) string {
+	return fmt.Sprintf("kube-apiserver stores RoutingTable %s (revision %s) but a dry-run pod is not mutated by it (it came back with %s): "+
+		"check that the routes MutatingAdmissionPolicy and its binding %s exist as the installer wrote them (helm upgrade, or kubectl apply -k config/routes, restores them), "+
+		"and that the MutatingAdmissionPolicy admission plugin runs (feature gate MutatingAdmissionPolicy, not in --disable-admission-plugins)",
+		policy, revision, seenRevision(seen), policy)
 }
 
 // policyUnavailableMessage says what to do on an API server that does not

@@ -78,19 +78,18 @@ func TestRouteStatus(t *testing.T) {
 		observed: 1,
 		message:  "not served",
 	}, {
-		name: "policy deleted by hand: Stalled, naming it, whatever the verdict",
-		outcome: routeOutcome{Generation: 1, Verdict: active, PolicyName: "rel-routes", Refusal: &policyRefusal{
-			reason: v1alpha1.ReasonAdmissionPolicyMissing, message: "MutatingAdmissionPolicy rel-routes does not exist"}},
-		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyMissing},
+		name:     "was in force, a probe shows another revision (the policy or binding changed): Stalled, saying what came back",
+		outcome:  routeOutcome{Generation: 1, Verdict: active, PolicyName: "rel-routes", NotInForce: true, Revision: "r1", Seen: "r0"},
+		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyNotInForce},
 		observed: 1,
-		message:  "generation 1 routes no pod: MutatingAdmissionPolicy rel-routes does not exist",
+		message:  "it came back with revision r0): check that the routes MutatingAdmissionPolicy and its binding rel-routes exist",
 	}, {
-		name: "update refused by the guard: Stalled, quoting it",
+		name: "table write refused: Stalled, quoting it",
 		outcome: routeOutcome{Generation: 4, Verdict: active, InForce: true, Refusal: &policyRefusal{
-			reason: v1alpha1.ReasonAdmissionPolicyRefused, message: "denied request: matchConstraints"}},
-		want:     conds{"False", "False", "True", v1alpha1.ReasonAdmissionPolicyRefused},
+			reason: v1alpha1.ReasonRoutingTableRefused, message: "kube-apiserver refused writing RoutingTable rel-routes: forbidden"}},
+		want:     conds{"False", "False", "True", v1alpha1.ReasonRoutingTableRefused},
 		observed: 4,
-		message:  "denied request: matchConstraints",
+		message:  "refused writing RoutingTable rel-routes: forbidden",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)

@@ -152,7 +152,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		return err
 	}
 	routes := &profileRouteReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Namespaces: opts.Namespaces,
-		PolicyName: opts.RoutesPolicyName}
+		PolicyName: opts.RoutesPolicyName, Recorder: mgr.GetEventRecorder("profile-scheduler")}
 	if routes.Namespace == "" {
 		routes.Namespace = opts.ExtenderSecretsNamespace
 	}

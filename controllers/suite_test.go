@@ -99,13 +99,12 @@ var _ = BeforeSuite(func() {
 	suiteCtx, cancelAll = context.WithCancel(context.Background())
 
 	var err error
-	// The routes guard runs as a cluster administrator would install it,
-	// so every policy the operator writes passes it.
-	env, cfg, err = controlplane.Start(controlplane.WithRoutesGuard(GinkgoT().TempDir()))
+	env, cfg, err = controlplane.Start()
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	// The installer's routes policy, inert until the operator writes it.
+	// The installer's routes program, which does nothing until the
+	// operator writes its RoutingTable.
 	Expect(controlplane.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
 
 	Expect(k8s.Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretsNamespace}})).To(Succeed())

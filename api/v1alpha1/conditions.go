@@ -96,6 +96,16 @@ const (
 	// on, a generation went live without the GangScheduling plugin, so the
 	// minCount of pod groups is ignored under it (upstream accepts it).
 	EventGangSchedulingDisabled = "GangSchedulingDisabled"
+	// EventRoutingTableRestored: someone else changed or deleted the
+	// RoutingTable of the routes; the operator wrote the routes in force
+	// back.
+	EventRoutingTableRestored = "RoutingTableRestored"
+	// EventRoutesNotInForce: a probe shows that kube-apiserver runs
+	// something else than the routes in force (the routes policy or its
+	// binding changed or deleted), where it ran them before.
+	EventRoutesNotInForce = "RoutesNotInForce"
+	// EventRoutesInForce: a probe shows the routes in force again.
+	EventRoutesInForce = "RoutesInForce"
 )
 
 // SchedulingReview condition types.
@@ -169,16 +179,22 @@ const (
 	// ReasonAdmissionPolicyUnavailable: the API server does not serve
 	// admissionregistration.k8s.io/v1 MutatingAdmissionPolicy.
 	ReasonAdmissionPolicyUnavailable = "AdmissionPolicyUnavailable"
-	// ReasonAdmissionPolicyNotInForce: the policy is stored but
-	// kube-apiserver does not run it yet (Ready=False while Reconciling),
-	// or still not after 30 s (Stalled).
+	// ReasonAdmissionPolicyNotInForce: the RoutingTable is stored but a
+	// probe shows that kube-apiserver does not run it: not yet
+	// (Ready=False while Reconciling), still not after 30 s, or no longer
+	// (the routes policy or its binding changed or deleted; Stalled).
 	ReasonAdmissionPolicyNotInForce = "AdmissionPolicyNotInForce"
 	// ReasonAdmissionPolicyMissing: the routes MutatingAdmissionPolicy or
-	// its binding, which the installer creates and the operator only
-	// updates, does not exist; no route is Ready until it is restored.
+	// its binding did not exist. No longer reported: the operator holds
+	// no right on them, and a probe shows them missing
+	// (AdmissionPolicyNotInForce).
 	ReasonAdmissionPolicyMissing = "AdmissionPolicyMissing"
 	// ReasonAdmissionPolicyRefused: kube-apiserver refused the update of
-	// the routes policy or binding (the admission guard that keeps its
-	// shape, or RBAC); the message names the object and quotes the refusal.
+	// the routes policy or binding. No longer reported: the operator
+	// writes the RoutingTable only (RoutingTableRefused).
 	ReasonAdmissionPolicyRefused = "AdmissionPolicyRefused"
+	// ReasonRoutingTableRefused: kube-apiserver refused to write the
+	// RoutingTable (RBAC, or the CRD is missing); the message quotes
+	// the refusal.
+	ReasonRoutingTableRefused = "RoutingTableRefused"
 )

@@ -27,17 +27,17 @@ package operator
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/status;extenderconfigs/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=schedulerprofiles/finalizers;extenderconfigs/finalizers,verbs=update
 
-// Profile routes: their status and finalizer, the one
-// MutatingAdmissionPolicy and binding that carry them (by name: the
-// installer creates both, the operator only reads and updates them; the
-// chart names them <fullname>-routes), and dry-run probe pods in the
-// operator's own namespace that show whether kube-apiserver runs the
-// policy (a Role of their own, config/rbac/route_probe_role.yaml, not
-// generated here).
+// Profile routes: their status and finalizer, the RoutingTable that
+// carries them (the parameter of the routes program, which the
+// installer creates: the operator holds no right on admission policies
+// or their bindings; the chart names the table <fullname>-routes), and
+// dry-run probe pods in the operator's own namespace that show whether
+// kube-apiserver runs the table (a Role of their own,
+// config/rbac/route_probe_role.yaml, not generated here).
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=profileroutes/finalizers,verbs=update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=profile-scheduler-routes,verbs=get;update;patch
+// +kubebuilder:rbac:groups=scheduling.profilescheduler.io,resources=routingtables,verbs=get;list;watch;create;update;patch
 
 // Extender TLS material: Secrets of the operator's own namespace only (a
 // namespaced Role; "system" is the namespace config/default replaces).

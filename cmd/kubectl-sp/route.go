@@ -51,6 +51,7 @@ type routeOptions struct {
 	operatorNamespace string
 	allNamespaces     bool
 	output            string
+	routingTable      string
 
 	// podLabels are the label sets of the new pods --selector selects:
 	// one per value its = and in requirements allow.
@@ -80,12 +81,18 @@ met by a pod without the label. -A answers for every namespace, as a table;
 -o wide adds each route's priority and what it selects.
 
 The answer is what the stored routes say; a route becomes effective once it is
-Ready (kubectl get profileroutes).`,
+Ready (kubectl get profileroutes).
+
+--routing-table NAME prints, as YAML, the RoutingTable NAME the operator
+writes from the stored routes (the parameter of the routes program), for
+an upgrade from a chart whose operator wrote the routes into the policy
+(the chart README says when).`,
 		Example: `  kubectl sp route -n batch
   kubectl sp route -n batch -l app=etl,tier=gold
   kubectl sp route -n batch -l 'app in (spark,flink)'
   kubectl sp route -A -o wide
-  kubectl sp route -n batch --scheduler-name legacy`,
+  kubectl sp route -n batch --scheduler-name legacy
+  kubectl sp route --routing-table profile-scheduler-routes --operator-namespace profile-scheduler-system`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
@@ -101,6 +108,7 @@ Ready (kubectl get profileroutes).`,
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Answer for every namespace, as a table.")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: empty for the answer (a table with -A), or wide: the table with each route's priority and what it selects.")
 	cmd.Flags().StringVar(&o.schedulerName, "scheduler-name", "", "spec.schedulerName of the new pod (default-scheduler when empty).")
+	cmd.Flags().StringVar(&o.routingTable, "routing-table", "", "Print the RoutingTable of this name that the operator writes from the stored routes, as YAML, instead of an answer.")
 	cmd.Flags().StringVar(&o.operatorNamespace, "operator-namespace", "",
 		"The operator's namespace, never routed unless a route names it (default: as the routes' status.excludedNamespaces say).")
 	return cmd
@@ -186,6 +194,9 @@ func (o *routeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.routingTable != "" {
+		return o.printRoutingTable(ctx, c)
+	}
 	var namespaces []corev1.Namespace
 	if o.allNamespaces {
 		var list corev1.NamespaceList
@@ -233,6 +244,25 @@ func (o *routeOptions) Run(ctx context.Context) error {
 		return printRoutes(o.streams, answers, o.schedulerName)
 	}
 	return printRouteTable(o.streams, answers, o.schedulerName, o.selector != "", o.output == wideOutput)
+}
+
+// printRoutingTable prints the RoutingTable the operator writes from the
+// stored routes and profiles.
+func (o *routeOptions) printRoutingTable(ctx context.Context, c client.Client) error {
+	var routes v1alpha1.ProfileRouteList
+	if err := c.List(ctx, &routes); err != nil {
+		return fmt.Errorf("listing ProfileRoutes: %w", err)
+	}
+	var profiles v1alpha1.SchedulerProfileList
+	if err := c.List(ctx, &profiles); err != nil {
+		return fmt.Errorf("listing SchedulerProfiles: %w", err)
+	}
+	table, _ := routing.Build(routing.Input{
+		Routes:    routes.Items,
+		Profiles:  profiles.Items,
+		Protected: protectedNamespaces(routes.Items, o.operatorNamespace),
+	})
+	return (&printers.YAMLPrinter{}).PrintObj(table.Params(o.routingTable), o.streams.Out)
 }
 
 // routeAnswer is the route a new pod with Labels gets in Namespace; a nil

@@ -34,9 +34,10 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/config"
 )
 
-// InstallRoutesPolicy creates the inert routes MutatingAdmissionPolicy
-// and binding of config/routes, as the chart and config/default do: the
-// operator only updates them. An object that exists is left alone.
+// InstallRoutesPolicy creates the routes program of config/routes (its
+// MutatingAdmissionPolicy and binding), as the chart and config/default
+// do: the operator writes only their parameter, the RoutingTable. An
+// object that exists is left alone.
 func InstallRoutesPolicy(ctx context.Context, c client.Client) error {
 	data, err := config.RoutesPolicy.ReadFile("routes/routes_policy.yaml")
 	if err != nil {
@@ -73,48 +74,27 @@ func DecodeAll(data []byte) ([]*unstructured.Unstructured, error) {
 	}
 }
 
-// WithRoutesGuard makes kube-apiserver load the routes guard
-// (config/guard, a ValidatingAdmissionPolicy as a static manifest) the way
-// the chart README tells a cluster administrator to: an
+// WithStaticAdmission makes kube-apiserver load admission policies from
+// static manifests (ManifestBasedAdmissionControlConfig), as a cluster
+// administrator installs policies that guard admission objects: an
 // AdmissionConfiguration whose ValidatingAdmissionPolicy plugin reads
-// static manifests from a directory. Both are written under dir, with the
-// guard's files and extra, more static manifests (a test's own).
-func WithRoutesGuard(dir string, extra ...string) Option {
+// the manifests from a directory. Both are written under dir.
+func WithStaticAdmission(dir string, manifests ...string) Option {
 	return func(e *envtest.Environment) {
-		if err := writeGuard(dir, extra); err != nil {
-			panic(fmt.Sprintf("routes guard: %v", err))
+		if err := writeStaticAdmission(dir, manifests); err != nil {
+			panic(fmt.Sprintf("static admission manifests: %v", err))
 		}
 		WithAPIServerArg("admission-control-config-file", filepath.Join(dir, "admission-config.yaml"))(e)
 	}
 }
 
-func writeGuard(dir string, extra []string) error {
-	root, err := RepoRoot()
-	if err != nil {
+func writeStaticAdmission(dir string, manifests []string) error {
+	path := filepath.Join(dir, "static-admission")
+	if err := os.MkdirAll(path, 0o700); err != nil {
 		return err
 	}
-	manifests := filepath.Join(dir, "static-admission")
-	if err := os.MkdirAll(manifests, 0o700); err != nil {
-		return err
-	}
-	files, err := filepath.Glob(filepath.Join(root, "config", "guard", "*.yaml"))
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("no manifest in %s", filepath.Join(root, "config", "guard"))
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(manifests, filepath.Base(f)), data, 0o600); err != nil {
-			return err
-		}
-	}
-	for i, m := range extra {
-		if err := os.WriteFile(filepath.Join(manifests, fmt.Sprintf("extra-%d.yaml", i)), []byte(m), 0o600); err != nil {
+	for i, m := range manifests {
+		if err := os.WriteFile(filepath.Join(path, fmt.Sprintf("manifest-%d.yaml", i)), []byte(m), 0o600); err != nil {
 			return err
 		}
 	}
@@ -126,6 +106,6 @@ plugins:
       apiVersion: apiserver.config.k8s.io/v1
       kind: ValidatingAdmissionPolicyConfiguration
       staticManifestsDir: %s
-`, manifests)
+`, path)
 	return os.WriteFile(filepath.Join(dir, "admission-config.yaml"), []byte(cfg), 0o600)
 }

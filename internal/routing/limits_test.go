@@ -17,10 +17,10 @@ limitations under the License.
 package routing
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,13 +30,13 @@ import (
 )
 
 // Routes at the schema's maxima are admitted, the oldest first, while
-// the policy's CEL expressions stay under MaxExpressionSize (and so
-// under kube-apiserver's parser limit of 100,000 code points); the next
-// one is refused. controllers' tests run the policy in a real
+// their RoutingTable stays under MaxTableSize (and so well under what
+// kube-apiserver stores in one object); the next one is refused.
+// controllers' tests run the program over such a table in a real
 // kube-apiserver.
 func TestLargestRoutesBudget(t *testing.T) {
 	g := NewWithT(t)
-	set := testenv.NewLargestRoutes("largest", "pack", 5)
+	set := testenv.NewLargestRoutes("largest", "pack", 60)
 	for i := range set.Routes {
 		set.Routes[i].CreationTimestamp = metav1.NewTime(t0.Add(time.Duration(i) * time.Second))
 	}
@@ -48,22 +48,28 @@ func TestLargestRoutesBudget(t *testing.T) {
 			continue
 		}
 		g.Expect(verdicts[r.Name].Reason).To(Equal(v1alpha1.ReasonTooManyRoutes), r.Name)
-		g.Expect(verdicts[r.Name].Message).To(ContainSubstring("characters of the routes' CEL expression"))
+		g.Expect(verdicts[r.Name].Message).To(ContainSubstring("bytes of the RoutingTable"))
 	}
-	g.Expect(active).To(Equal([]string{"largest-0", "largest-1", "largest-2"}), "a route at the maxima takes about a third of the budget")
-	policy, _, _ := table.Policy(PolicyName)
-	for _, v := range policy.Spec.Variables {
-		g.Expect(utf8.RuneCountInString(v.Expression)).To(BeNumerically("<=", MaxExpressionSize), v.Name)
-	}
-	for _, m := range policy.Spec.Mutations {
-		g.Expect(utf8.RuneCountInString(m.JSONPatch.Expression)).To(BeNumerically("<=", MaxExpressionSize))
-	}
-	for _, c := range policy.Spec.MatchConditions {
-		g.Expect(utf8.RuneCountInString(c.Expression)).To(BeNumerically("<=", MaxExpressionSize))
-	}
+	g.Expect(active).To(HaveLen(LargestRoutesInBudget), "a route at the maxima takes about 18 kB of the table")
+	g.Expect(active).To(Equal(names(set.Routes[:LargestRoutesInBudget])), "the oldest first")
+	data, err := json.Marshal(table.Params(PolicyName))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(len(data)).To(BeNumerically("<=", MaxTableSize+1000))
 	e := table.Route("some-namespace", set.NamespaceLabels, set.PodLabels(2), set.FromSchedulerName)
 	g.Expect(e).NotTo(BeNil())
 	g.Expect(e.Route).To(Equal("largest-2"))
+}
+
+// LargestRoutesInBudget is how many routes at the ProfileRoute schema's
+// maxima a RoutingTable holds (testenv.NewLargestRoutes).
+const LargestRoutesInBudget = 54
+
+func names(routes []v1alpha1.ProfileRoute) []string {
+	out := make([]string, 0, len(routes))
+	for _, r := range routes {
+		out = append(out, r.Name)
+	}
+	return out
 }
 
 // Routes beyond MaxProfileRoutes are refused, the newest first, whatever
@@ -86,8 +92,5 @@ func TestTooManyRoutes(t *testing.T) {
 		g.Expect(verdicts[r.Name].Reason).To(Equal(want), r.Name)
 	}
 	g.Expect(verdicts["r200"].Message).To(ContainSubstring("200 older ProfileRoutes exist"))
-	policy, _, _ := table.Policy(PolicyName)
-	for _, v := range policy.Spec.Variables {
-		g.Expect(utf8.RuneCountInString(v.Expression)).To(BeNumerically("<=", MaxExpressionSize), v.Name)
-	}
+	g.Expect(table.Params(PolicyName).Spec.Routes).To(HaveLen(v1alpha1.MaxTableRoutes))
 }

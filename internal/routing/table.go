@@ -325,18 +325,13 @@ func (e *Entry) String() string {
 	return fmt.Sprintf("%s of %s asking for %s", pods, ns, strings.Join(e.from, ", "))
 }
 
-// MaxExpressionSize bounds each CEL expression of the routes policy (the
-// routes, their targets, the names they take pods from) below the
-// 100,000 code points kube-apiserver's CEL parser compiles at most: an
-// expression over it does not compile, and every route would fail open.
-const MaxExpressionSize = 90_000
-
 // overBudget returns the routes refused, with why: those past the
-// oldest v1alpha1.MaxProfileRoutes, and those whose CEL would take an
-// expression of the policy past MaxExpressionSize once the older routes'
+// oldest v1alpha1.MaxProfileRoutes, and those whose share of the
+// RoutingTable would take it past MaxTableSize once the older routes'
 // is counted. Routes are counted by age, whether they end up in force or
 // not, so that a new route never pushes an older one out, and a profile
-// that comes and goes never moves a route in or out.
+// that comes and goes never moves a route in or out (a route's share
+// counts the longest schedulerName).
 func overBudget(routes []v1alpha1.ProfileRoute, protected []string) map[string]string {
 	byAge := slices.Clone(routes)
 	slices.SortStableFunc(byAge, func(a, b v1alpha1.ProfileRoute) int {
@@ -346,8 +341,7 @@ func overBudget(routes []v1alpha1.ProfileRoute, protected []string) map[string]s
 		return cmp.Compare(a.Name, b.Name)
 	})
 	out := map[string]string{}
-	var route, targets, from int
-	names := sets.New[string]()
+	size := 0
 	for i, r := range byAge {
 		if i >= v1alpha1.MaxProfileRoutes {
 			out[r.Name] = fmt.Sprintf("%d older ProfileRoutes exist, the most in force at once; this route routes nothing until one of them is deleted", v1alpha1.MaxProfileRoutes)
@@ -357,22 +351,14 @@ func overBudget(routes []v1alpha1.ProfileRoute, protected []string) map[string]s
 		if err != nil {
 			continue
 		}
-		// The route's share of each expression, as Policy writes it.
-		r1 := len(fmt.Sprintf("(%s) ? %s : ", e.cel(), quote(e.Route)))
-		t1 := len(quote(e.Route)) + 2 + 2 + 253 + 2
-		f1 := 0
-		for _, n := range e.from {
-			if !names.Has(n) {
-				f1 += len(quote(n)) + 2
-			}
-		}
-		if route+r1 > MaxExpressionSize || targets+t1 > MaxExpressionSize || from+f1 > MaxExpressionSize {
-			out[r.Name] = fmt.Sprintf("the older ProfileRoutes take %d of the %d characters of the routes' CEL expression and this route needs %d more "+
-				"(its selectors and fromSchedulerNames); it routes nothing until it, or an older route, is made smaller or deleted", route, MaxExpressionSize, r1)
+		e.SchedulerName = strings.Repeat("x", 253)
+		n := e.tableSize()
+		if size+n > MaxTableSize {
+			out[r.Name] = fmt.Sprintf("the older ProfileRoutes take %d of the %d bytes of the RoutingTable and this route needs %d more "+
+				"(its selectors and fromSchedulerNames); it routes nothing until it, or an older route, is made smaller or deleted", size, MaxTableSize, n)
 			continue
 		}
-		route, targets, from = route+r1, targets+t1, from+f1
-		names.Insert(e.from...)
+		size += n
 	}
 	return out
 }

@@ -274,7 +274,7 @@ func TestPolicyCEL(t *testing.T) {
 		Profiles:  []v1alpha1.SchedulerProfile{serving("bin-packing")},
 		Protected: DefaultProtected("ops"),
 	})
-	policy, binding, revision := table.Policy(PolicyName)
+	policy, binding, revision := table.CompiledPolicy(PolicyName)
 	g.Expect(binding.Spec.PolicyName).To(Equal(policy.Name))
 	g.Expect(*policy.Spec.FailurePolicy).To(BeEquivalentTo("Ignore"))
 	g.Expect(policy.Annotations[RevisionAnnotation]).To(Equal(revision))
@@ -289,14 +289,14 @@ func TestPolicyCEL(t *testing.T) {
 		g.Expect(route).To(ContainSubstring(want))
 	}
 	// Another table, another revision; the same table, the same one.
-	empty, _, r2 := Table{}.Policy(PolicyName)
+	empty, _, r2 := Table{}.CompiledPolicy(PolicyName)
 	g.Expect(r2).NotTo(Equal(revision))
-	_, _, r3 := table.Policy(PolicyName)
+	_, _, r3 := table.CompiledPolicy(PolicyName)
 	g.Expect(r3).To(Equal(revision))
 	g.Expect(strings.Count(empty.Spec.Variables[len(empty.Spec.Variables)-1].Expression, "?")).To(Equal(1))
 
 	// Another name: its own objects, which stamp only its own probes.
-	other, otherBinding, r4 := table.Policy("team-b-routes")
+	other, otherBinding, r4 := table.CompiledPolicy("team-b-routes")
 	g.Expect(r4).To(Equal(revision), "the revision is the routes', whatever the name")
 	g.Expect(other.Name).To(Equal("team-b-routes"))
 	g.Expect(otherBinding.Name).To(Equal("team-b-routes"))

@@ -68,14 +68,7 @@ func TestMain(m *testing.M) {
 func cluster(t *testing.T) client.Client {
 	t.Helper()
 	envOnce.Do(func() {
-		// The routes guard runs as the README tells an administrator to
-		// install it: the chart's and kustomize's routes policy pass it.
-		guardDir, err := os.MkdirTemp("", "chart-test-guard-")
-		if err != nil {
-			envErr = err
-			return
-		}
-		e, restCfg, err := controlplane.Start(controlplane.WithAPIServerArg("enable-aggregator-routing", "true"), controlplane.WithRoutesGuard(guardDir))
+		e, restCfg, err := controlplane.Start(controlplane.WithAPIServerArg("enable-aggregator-routing", "true"))
 		if err != nil {
 			envErr = err
 			return
@@ -308,12 +301,20 @@ func checkServiceAccountRBAC(ctx context.Context, t *testing.T, c client.Client)
 		{group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", verb: "update", name: "someone-elses-webhook"},
 		{group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", verb: "delete", name: "profile-scheduler-validating-webhook"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", verb: "update"},
+		// No right at all on admission policies and their bindings: the
+		// routes program is the installer's.
 		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "create"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "list"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "get", name: "profile-scheduler-routes"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "update", name: "profile-scheduler-routes"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "patch", name: "profile-scheduler-routes"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "delete", name: "profile-scheduler-routes"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicies", verb: "update", name: "someone-elses-policy"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicybindings", verb: "create"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicybindings", verb: "get", name: "profile-scheduler-routes"},
+		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicybindings", verb: "update", name: "profile-scheduler-routes"},
 		{group: "admissionregistration.k8s.io", resource: "mutatingadmissionpolicybindings", verb: "delete", name: "profile-scheduler-routes"},
+		{group: "scheduling.profilescheduler.io", resource: "routingtables", verb: "delete", name: "profile-scheduler-routes"},
 		{group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies", verb: "update"},
 		{group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicybindings", verb: "delete"},
 		{group: "rbac.authorization.k8s.io", resource: "clusterroles", verb: "escalate"},

@@ -38,7 +38,7 @@ import (
 
 // crdsDirChart is a chart that carried its CRDs in crds/, from before
 // SchedulerProfile had spec.rollout.
-const crdsDirChart = operatorCreatedPolicyChart
+const crdsDirChart = "4188207"
 
 // An upgrade from a chart with its CRDs in crds/ (which Helm installs once
 // and never upgrades): after the chart README's step hands the CRDs to the

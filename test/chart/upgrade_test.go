@@ -23,7 +23,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,17 +38,18 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/internal/routing"
 )
 
-// operatorCreatedPolicyChart is the last commit whose chart let the
-// operator create, update and delete any MutatingAdmissionPolicy: its
-// operator created the routes policy itself.
-const operatorCreatedPolicyChart = "4188207"
+// operatorWrittenPolicyChart is the last commit whose chart created the
+// routes policy inert and let the operator write every route into its CEL
+// (and kept that CEL across upgrades with lookup).
+const operatorWrittenPolicyChart = "6aaa75e"
 
-// An upgrade from the chart whose operator created the routes policy:
-// Helm refuses to take the policy over until the README's upgrade step
-// hands it to the release; then the upgrade keeps the policy's spec, and
+// An upgrade from the chart whose operator wrote the routes into the
+// policy's CEL: the README's upgrade step writes the RoutingTable of the
+// routes in force (kubectl sp route --routing-table), then the upgrade
+// replaces the policy with the routes program, which reads that table;
 // every pod created meanwhile is routed. No operator runs: routing is
-// kube-apiserver's alone, which is what an upgrade must not disturb.
-func TestHelmUpgradeFromOperatorCreatedPolicyKeepsPodsRouted(t *testing.T) {
+// kube-apiserver's alone, which an upgrade must not disturb.
+func TestHelmUpgradeFromOperatorWrittenPolicyKeepsPodsRouted(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
 	g := NewWithT(t)
@@ -57,9 +57,13 @@ func TestHelmUpgradeFromOperatorCreatedPolicyKeepsPodsRouted(t *testing.T) {
 	root := repoRoot(t)
 
 	oldChart := t.TempDir()
-	archive := exec.Command("sh", "-c", fmt.Sprintf("git -C %q archive %s charts/profile-scheduler | tar -x -C %q", root, operatorCreatedPolicyChart, oldChart))
+	archive := exec.Command("sh", "-c", fmt.Sprintf("git -C %q archive %s charts/profile-scheduler | tar -x -C %q", root, operatorWrittenPolicyChart, oldChart))
 	if out, err := archive.CombinedOutput(); err != nil {
-		t.Fatalf("extracting the chart of %s (the test needs the repository's history: git fetch --unshallow): %v\n%s", operatorCreatedPolicyChart, err, out)
+		t.Fatalf("extracting the chart of %s (the test needs the repository's history: git fetch --unshallow): %v\n%s", operatorWrittenPolicyChart, err, out)
+	}
+	bin := t.TempDir()
+	if out, err := exec.Command("go", "build", "-C", root, "-o", filepath.Join(bin, "kubectl-sp"), "./cmd/kubectl-sp").CombinedOutput(); err != nil {
+		t.Fatalf("building kubectl-sp: %v\n%s", err, out)
 	}
 	user, err := env.AddUser(envtest.User{Name: "helm-upgrade", Groups: []string{"system:masters"}}, nil)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -72,107 +76,83 @@ func TestHelmUpgradeFromOperatorCreatedPolicyKeepsPodsRouted(t *testing.T) {
 	}
 
 	say := func(what string) { t.Helper(); t.Log(what) }
-	say("the older chart, installed; its operator created the routes policy and binding")
-	_, err = helmRun("install", releaseName, installable(t, filepath.Join(oldChart, "charts", "profile-scheduler")), "--skip-crds", "--set", "webhook.enabled=false")
+	say("the older chart, installed; its operator wrote the routes into the policy")
+	// The control plane's CRDs are envtest's, not the release's.
+	_, err = helmRun("install", releaseName, installable(t, filepath.Join(oldChart, "charts", "profile-scheduler")), "--set", "webhook.enabled=false,crds.install=false")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _, _ = helmRun("uninstall", releaseName, "--wait") })
 	routed := "upgrade-routed"
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: routed, Labels: map[string]string{"upgrade": "routed"}}}); err != nil {
 		g.Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
 	}
-	table, verdicts := routing.Build(routing.Input{
-		Routes: []v1alpha1.ProfileRoute{{ObjectMeta: metav1.ObjectMeta{Name: "upgrade"}, Spec: v1alpha1.ProfileRouteSpec{
-			Profile: "upgrade-target", WhenProfileNotServing: v1alpha1.ProfileNotServingHold,
-			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"upgrade": "routed"}}}}},
-		Namespaces: []corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: routed, Labels: map[string]string{"upgrade": "routed"}}}},
-		Protected:  routing.DefaultProtected(namespace),
-	})
-	g.Expect(verdicts["upgrade"].InTable()).To(BeTrue(), "%+v", verdicts["upgrade"])
-	policy, binding, revision := table.Policy(routing.PolicyName)
-	g.Expect(c.Create(ctx, policy)).To(Succeed())
-	g.Expect(c.Create(ctx, binding)).To(Succeed())
+	route := v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "upgrade"}, Spec: v1alpha1.ProfileRouteSpec{
+		Profile: "upgrade-target", WhenProfileNotServing: v1alpha1.ProfileNotServingHold,
+		NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"upgrade": "routed"}}}}
+	g.Expect(c.Create(ctx, route.DeepCopy())).To(Succeed())
 	t.Cleanup(func() {
-		_ = c.Delete(context.Background(), &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}})
-		_ = c.Delete(context.Background(), &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}})
+		_ = c.Delete(context.Background(), &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: "upgrade"}})
 	})
-	newPod := func(i int) (string, error) {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: routed, Name: fmt.Sprintf("upgrade-%d", i)},
+	table, verdicts := routing.Build(routing.Input{Routes: []v1alpha1.ProfileRoute{route}, Protected: routing.DefaultProtected(namespace)})
+	g.Expect(verdicts["upgrade"].InTable()).To(BeTrue(), "%+v", verdicts["upgrade"])
+	compiled, _, _ := table.CompiledPolicy(routing.PolicyName)
+	var policy admissionregistrationv1.MutatingAdmissionPolicy
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &policy)).To(Succeed())
+	policy.Spec = compiled.Spec
+	policy.Annotations = compiled.Annotations
+	g.Expect(c.Update(ctx, &policy)).To(Succeed(), "the older operator writes the routes over the policy")
+	t.Cleanup(func() {
+		_ = c.Delete(context.Background(), &v1alpha1.RoutingTable{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}})
+	})
+	newPod := func(prefix string) (string, error) {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: routed, GenerateName: prefix},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10"}}}}
-		if i < 0 {
-			p.Name, p.GenerateName = "", "upgrade-before-"
-		}
 		err := c.Create(ctx, p)
 		return p.Spec.SchedulerName, err
 	}
-	g.Eventually(func() (string, error) { return newPod(-1) }).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).
+	g.Eventually(func() (string, error) { return newPod("upgrade-before-") }).WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).
 		Should(Equal("upgrade-target"), "kube-apiserver runs the policy")
 
 	say("pods created throughout the upgrade")
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var created, unrouted []string
-	var createErr error
-	wg.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			name, err := newPod(i)
-			if err != nil {
-				createErr = err
-				return
-			}
-			created = append(created, fmt.Sprintf("upgrade-%d", i))
-			if name != "upgrade-target" {
-				unrouted = append(unrouted, fmt.Sprintf("upgrade-%d (%s)", i, name))
-			}
-		}
-	})
+	stream := startPods(func() (string, error) { return newPod("upgrade-") }, "upgrade-target")
+	stopped := false
 	defer func() {
-		close(stop)
-		wg.Wait()
+		if !stopped {
+			_, _, _ = stream.stop()
+		}
 	}()
 
-	say("without the README's step Helm refuses to take the policy over, and changes nothing")
-	// The control plane's CRDs are envtest's, not the release's.
-	newChart := installable(t, chartDir(t))
-	_, err = helmRun("upgrade", releaseName, newChart, "--set", "webhook.enabled=false,crds.install=false")
-	g.Expect(err).To(MatchError(ContainSubstring("invalid ownership metadata")))
-
 	say("the README's upgrade step, as written, then the upgrade")
-	blocks := fencedBlocks(section(t, readme(t), "### Upgrading from a chart whose operator created the routes policy"), "sh")
-	g.Expect(blocks).To(HaveLen(1))
+	blocks := fencedBlocks(section(t, readme(t), "### Upgrading from a chart whose operator wrote the routes policy"), "sh")
+	g.Expect(blocks).NotTo(BeEmpty())
 	step := exec.Command("sh", "-e", "-c", blocks[0])
-	step.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "PATH="+filepath.Dir(kubectlPath(t))+":"+os.Getenv("PATH"))
+	step.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "CHART="+chartDir(t),
+		"PATH="+bin+":"+filepath.Dir(kubectlPath(t))+":"+filepath.Dir(helmTool.bin(t))+":"+os.Getenv("PATH"))
 	out, err := step.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), string(out))
-	_, err = helmRun("upgrade", releaseName, newChart, "--set", "webhook.enabled=false,crds.install=false")
+	_, err = helmRun("upgrade", releaseName, installable(t, chartDir(t)), "--set", "webhook.enabled=false,crds.install=false")
 	g.Expect(err).NotTo(HaveOccurred())
-	time.Sleep(2 * time.Second) // pods keep coming after the upgrade, while kube-apiserver would apply a changed policy
-	close(stop)
-	wg.Wait()
-	stop = make(chan struct{})
-	g.Expect(createErr).NotTo(HaveOccurred())
-	g.Expect(len(created)).To(BeNumerically(">", 10))
+	time.Sleep(2 * time.Second) // pods keep coming after the upgrade, while kube-apiserver applies the changed policy
+	created, unrouted, err := stream.stop()
+	stopped = true
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Logf("%d pods created during the upgrade, %d not routed", created, len(unrouted))
+	g.Expect(created).To(BeNumerically(">", 10))
 	g.Expect(unrouted).To(BeEmpty(), "pods created during the upgrade that were not routed")
 
-	say("the release owns the policy, with the routes in force, and the operator's rule names it")
-	var got admissionregistrationv1.MutatingAdmissionPolicy
-	g.Expect(c.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &got)).To(Succeed())
-	g.Expect(got.Annotations).To(HaveKeyWithValue("meta.helm.sh/release-name", releaseName))
-	g.Expect(got.Annotations).To(HaveKeyWithValue(routing.RevisionAnnotation, revision))
-	g.Expect(got.Spec.Variables).To(Equal(policy.Spec.Variables), "the upgrade kept the routes' spec")
+	say("the release's policy is the routes program, reading the table the step wrote, and the operator has no right on it")
+	program, _, err := routing.Program(routing.PolicyName)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &policy)).To(Succeed())
+	g.Expect(policy.Annotations).To(HaveKeyWithValue("meta.helm.sh/release-name", releaseName))
+	g.Expect(policy.Spec.Variables).To(Equal(program.Spec.Variables), "the upgrade installed the program")
+	var written v1alpha1.RoutingTable
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &written)).To(Succeed())
+	g.Expect(written.Spec).To(Equal(table.Params(routing.PolicyName).Spec), "the table the operator writes")
 	var role rbacv1.ClusterRole
 	g.Expect(c.Get(ctx, client.ObjectKey{Name: releaseName}, &role)).To(Succeed())
-	var onPolicies []rbacv1.PolicyRule
 	for _, r := range role.Rules {
-		if strings.Join(r.Resources, ",") == "mutatingadmissionpolicies,mutatingadmissionpolicybindings" {
-			onPolicies = append(onPolicies, r)
-		}
+		g.Expect(r.Resources).NotTo(ContainElement(HavePrefix("mutatingadmissionpolic")))
 	}
-	g.Expect(onPolicies).To(ConsistOf(HaveField("ResourceNames", []string{routing.PolicyName})))
 }
 
 // installable copies the chart at dir without its kubeVersion constraint,

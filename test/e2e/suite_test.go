@@ -70,8 +70,8 @@ rules:
 `
 
 // refuseMarkedRoutes is a static admission policy of the tests only: it
-// refuses an update of a routes policy whose CEL names "refuse-me" (a route
-// selecting that label value), as the routes guard refuses a bad shape.
+// refuses a write of a RoutingTable with a route whose name holds
+// "refuse-me", so that the operator meets a refusal of its own write.
 const refuseMarkedRoutes = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
@@ -80,12 +80,12 @@ spec:
   failurePolicy: Fail
   matchConstraints:
     resourceRules:
-      - apiGroups: ["admissionregistration.k8s.io"]
+      - apiGroups: ["scheduling.profilescheduler.io"]
         apiVersions: ["*"]
-        operations: ["UPDATE"]
-        resources: ["mutatingadmissionpolicies"]
+        operations: ["CREATE", "UPDATE"]
+        resources: ["routingtables"]
   validations:
-    - expression: "!has(object.spec.variables) || !object.spec.variables.exists(v, v.expression.contains('refuse-me'))"
+    - expression: "!has(object.spec.routes) || !object.spec.routes.exists(r, r.name.contains('refuse-me'))"
       message: "e2e test guard: a route selects refuse-me"
 ---
 apiVersion: admissionregistration.k8s.io/v1
@@ -116,10 +116,9 @@ var _ = BeforeSuite(func() {
 		// PodGroups are served for the gang spec; the other specs run the
 		// operator with the gate off, as by default.
 		controlplane.WithPodGroups(),
-		// The routes guard, as the chart README installs it, and a test
-		// guard that refuses a routes policy naming "refuse-me", so that
-		// the operator meets a refusal of its own update.
-		controlplane.WithRoutesGuard(workDir, refuseMarkedRoutes),
+		// A test guard that refuses a RoutingTable naming "refuse-me", so
+		// that the operator meets a refusal of its own write.
+		controlplane.WithStaticAdmission(workDir, refuseMarkedRoutes),
 	)
 	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})

@@ -24,43 +24,11 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
-)
-
-// The policy layout: ONE MutatingAdmissionPolicy and one binding carry
-// every route in force, compiled in the Table's order into one CEL
-// expression whose first matching route wins. One object changes
-// atomically: kube-apiserver never runs half of a change (a route added
-// before the higher-priority route that should shadow it), the order of
-// routes is the order of the expression (kube-apiserver does not promise
-// an order between policies), and "in force" is one revision to probe.
-const (
-	// PolicyName is the default name of the MutatingAdmissionPolicy and
-	// of its binding (--routes-policy-name): the installer (the chart, the
-	// kustomize config, local mode) creates both, inert, and the operator
-	// only updates them. A release of the chart under another name uses
-	// <fullname>-routes, so that two operators each keep their own.
-	PolicyName = "profile-scheduler-routes"
-	// OwnerLabel marks the routes policies and bindings. The installer sets
-	// it and the operator keeps it; the admission guard
-	// (config/guard) keeps the shape of every object that has it, or had
-	// it before an update.
-	OwnerLabel = "scheduling.profilescheduler.io/owned-by"
-	// OwnerValue is the value of OwnerLabel.
-	OwnerValue = "profile-scheduler"
-	// RevisionAnnotation, on the policy, names the routes' revision; on a
-	// probe pod, the revision kube-apiserver ran.
-	RevisionAnnotation = "scheduling.profilescheduler.io/routes-revision"
-	// ProbeAnnotation marks a probe pod: a dry-run create that shows which
-	// revision of the policy kube-apiserver runs. Its value is the name of
-	// the policy probed: a policy stamps its revision on its own probes
-	// only, and routes no probe.
-	ProbeAnnotation = "scheduling.profilescheduler.io/routes-probe"
 )
 
 // requestedName is the CEL of the schedulerName a pod asks for.
@@ -77,9 +45,13 @@ func isOwnProbe(name string) string {
 	return fmt.Sprintf(`%s && object.metadata.annotations[%s] == %s`, isProbe, quote(ProbeAnnotation), quote(name))
 }
 
-// Policy returns the MutatingAdmissionPolicy and binding, both named
-// name, that run the table inside kube-apiserver, and the revision a
-// probe pod gets.
+// CompiledPolicy returns the MutatingAdmissionPolicy and binding, both
+// named name, that ran the table inside kube-apiserver before the routes
+// became data: every route compiled into the CEL of the policy, which
+// the operator wrote. The operator no longer writes it; the chart's
+// upgrade test installs it as the operator of that chart left it, and
+// the admission benchmark runs it beside Program. It returns the
+// revision a probe pod gets.
 //
 // Only pod CREATE is matched (schedulerName is immutable afterwards); a
 // pod is rewritten only when it asks for one of the first matching
@@ -88,7 +60,7 @@ func isOwnProbe(name string) string {
 // routes again when a later mutation changed the pod (its labels): a
 // routed pod asks for the route's target by then, so it is not routed
 // twice unless a route takes pods from that name.
-func (t Table) Policy(name string) (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding, string) {
+func (t Table) CompiledPolicy(name string) (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding, string) {
 	route := t.routeExpression()
 	targets := t.targetsExpression()
 	// JSON patches rather than apply configurations: a pod no route
@@ -202,22 +174,4 @@ func (t Table) targetsExpression() string {
 		return `{"": ""}`
 	}
 	return "{" + strings.Join(pairs, ", ") + "}"
-}
-
-// ProbePod is the pod the operator creates with dryRun=All in namespace
-// to learn which revision of the policy named policy kube-apiserver runs
-// (the value of RevisionAnnotation it comes back with; none when no
-// policy is in force).
-func ProbePod(namespace, policy string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:    namespace,
-			GenerateName: "profile-scheduler-routes-probe-",
-			Annotations:  map[string]string{ProbeAnnotation: policy},
-		},
-		Spec: corev1.PodSpec{
-			AutomountServiceAccountToken: ptr.To(false),
-			Containers:                   []corev1.Container{{Name: "probe", Image: "registry.k8s.io/pause:3.10"}},
-		},
-	}
 }
