@@ -26,8 +26,9 @@ import "embed"
 //go:embed crd/bases/*.yaml
 var CRDs embed.FS
 
-// RoutesPolicy is the inert MutatingAdmissionPolicy and binding of the
-// routes (routes/routes_policy.yaml), which local mode installs as the
+// RoutesPolicy is the routes program: the MutatingAdmissionPolicy and
+// binding (routes/routes_policy.yaml) that read the routes from the
+// RoutingTable the operator writes, which local mode installs as the
 // chart and config/default do.
 //
 //go:embed routes/routes_policy.yaml

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package controllers turns SchedulerProfile and ExtenderConfig objects into
 // live profiles of the in-process scheduler and reports, in status, exactly
-// what serves pods. It also answers SchedulingReviews, compiles the
-// ProfileRoutes into one admission policy, and serves the admission
+// what serves pods. It also answers SchedulingReviews, writes the
+// ProfileRoutes into the routes program's RoutingTable, and serves the admission
 // webhooks, the bind arbiter's among them.
 //
 // The SchedulerProfile reconciler converts a profile to the upstream
@@ -62,8 +62,9 @@ limitations under the License.
 //     file per question (schedulingreview_pod.go, schedulingreview_podgroup.go,
 //     schedulingreview_whatif.go, schedulingreview_scenario.go);
 //     schedulingreview_status.go and schedulingreview_metrics.go.
-//   - profileroute_controller.go, profileroute_status.go: the routes'
-//     admission policy and the routes' status.
+//   - profileroute_controller.go, profileroute_table.go,
+//     profileroute_status.go: the routes' RoutingTable (written, written
+//     back, probed) and the routes' status.
 //   - bindarbiter_webhook.go, bindarbiter_metrics.go: the bind arbiter's
 //     admission handler for pods/binding, and its overload counter.
 //   - offline.go: the phases without a cluster (package lint).
@@ -220,29 +221,33 @@ limitations under the License.
 // # Profile routes
 //
 // The ProfileRoute reconciler (profileroute_controller.go) serves one
-// request for all routes: internal/routing compiles every route, with the
-// profiles that serve, into ONE MutatingAdmissionPolicy and binding
-// (profile-scheduler-routes, or --routes-policy-name), the first matching
-// route in priority order
-// winning inside one CEL expression. One object changes atomically, so
-// kube-apiserver never runs half of a change, and "in force" is one
-// revision: a pod created with dryRun=All in the operator's namespace comes
-// back stamped with the revision kube-apiserver runs. A route is Ready only
-// once that is the stored revision (routeStatus, profileroute_status.go, a
-// pure function); a deleted route keeps its finalizer until kube-apiserver
-// runs a policy without it. Pod creation never depends on the operator:
-// the policy's failurePolicy is Ignore, and it keeps routing while the
-// operator is down. The policy kinds are read without the cache and not
-// watched, so that an API server without MutatingAdmissionPolicy v1 (before
-// Kubernetes 1.36) stalls the routes (AdmissionPolicyUnavailable) and
-// nothing else. A policy stored but not run within 30 s (the admission
-// plugin is off) stalls them with AdmissionPolicyNotInForce. A resync
-// every few minutes repairs a policy changed by hand. The installer
-// creates the policy and binding, inert; the reconciler only reads and
-// updates them (its Role names them), never creates nor deletes one: a
-// missing one stalls every route with AdmissionPolicyMissing, an update
-// kube-apiserver refuses (the routes guard, config/guard) with
-// AdmissionPolicyRefused.
+// request for all routes: internal/routing decides the routes in force,
+// with the profiles that serve, in priority order, and the reconciler
+// writes them, whole, into ONE RoutingTable (profileroute_table.go;
+// profile-scheduler-routes, or --routes-policy-name), the parameter of the
+// routes program: a MutatingAdmissionPolicy and binding of the same name,
+// with a fixed CEL, which the installer creates and on which the operator
+// holds no right at all. One object changes atomically, so kube-apiserver
+// never runs half of a change, and "in force" is one revision: a pod
+// created with dryRun=All in the operator's namespace comes back stamped
+// with the table's revision kube-apiserver runs. A route is Ready only
+// once, and while, that is the stored revision (routeStatus,
+// profileroute_status.go, a pure function); a deleted route keeps its
+// finalizer until kube-apiserver runs a table without it. Pod creation
+// never depends on the operator: the program's failurePolicy is Ignore,
+// and it keeps routing while the operator is down.
+//
+// Drift: the table is watched, and one changed or deleted by anyone else
+// is written back at once (Event RoutingTableRestored). The program and
+// its binding cannot be read, so the reconciler probes every few seconds:
+// a probe that no longer shows the revision in force stalls every route
+// at once with AdmissionPolicyNotInForce, saying what came back (Event
+// RoutesNotInForce), until the installer restores them (RoutesInForce).
+// A table stored but not run within 30 s (the admission plugin is off)
+// stalls them too. An API server without MutatingAdmissionPolicy v1
+// (discovery; before Kubernetes 1.36) stalls the routes
+// (AdmissionPolicyUnavailable) and nothing else; a write of the table
+// kube-apiserver refuses stalls them with RoutingTableRefused.
 //
 // # Offline
 //

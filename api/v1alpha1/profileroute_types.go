@@ -43,11 +43,11 @@ const MaxMatchedNamespaces = 50
 
 // MaxProfileRoutes is the most ProfileRoutes considered at once, the
 // oldest first; the newer ones are refused (TooManyRoutes). Routes are
-// compiled into one CEL expression, which kube-apiserver parses only up to
-// 100,000 characters: the operator admits routes, the oldest first, while
-// their CEL fits (internal/routing.MaxExpressionSize), and refuses the
-// others (TooManyRoutes) too. A route at the schema's maxima takes about
-// 25,000 characters; a route of a few labels, a few hundred.
+// written into one RoutingTable, which must stay well under what
+// kube-apiserver stores in one object: the operator admits routes, the
+// oldest first, while the table fits (internal/routing.MaxTableSize), and
+// refuses the others (TooManyRoutes) too. A route at the schema's maxima
+// takes about 18 kB; a route of a few labels, a few hundred bytes.
 const MaxProfileRoutes = 200
 
 // ProfileRouteSpec selects new pods and names the profile they go to.
@@ -146,7 +146,8 @@ type ProfileRouteStatus struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:MaxLength=63
 	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
-	// Policy is the MutatingAdmissionPolicy that carries the route.
+	// Policy names the routes program (a MutatingAdmissionPolicy) and the
+	// RoutingTable, its parameter, that carry the route.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Policy string `json:"policy,omitempty"`
@@ -160,7 +161,8 @@ type ProfileRouteStatus struct {
 // ProfileRoute sends new pods, chosen by namespace and labels, to a
 // SchedulerProfile, with no schedulerName in their manifests. The rewrite
 // happens inside kube-apiserver, through a MutatingAdmissionPolicy the
-// operator keeps in step with the routes.
+// installer creates: a fixed program that reads the routes in force from
+// the RoutingTable the operator writes.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status

@@ -93,8 +93,8 @@ func Start(ctx context.Context, o app.LocalOptions) (*app.LocalControlPlane, err
 	}
 	var applied []string
 	if err == nil {
-		// The routes policy and binding, inert, as the chart installs
-		// them: the operator only updates them.
+		// The routes program and its binding, as the chart installs
+		// them: the operator writes their RoutingTable.
 		err = controlplane.InstallRoutesPolicy(ctx, c)
 	}
 	if err == nil && o.Webhook != nil {

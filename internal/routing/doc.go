@@ -15,11 +15,12 @@ limitations under the License.
 */
 
 // Package routing decides which ProfileRoute, if any, rewrites a new pod,
-// and compiles that decision into the CEL of the MutatingAdmissionPolicy
-// kube-apiserver runs. It is the one place that knows what a route
-// selects: the ProfileRoute controller builds the policy from it, and
-// `kubectl sp route` answers "which profile would a pod get here?" with
-// the same Table.
+// and writes that decision as the RoutingTable that the routes program
+// (a MutatingAdmissionPolicy with a fixed CEL, config/routes) reads inside
+// kube-apiserver. It is the one place that knows what a route selects:
+// the ProfileRoute controller writes the table from it, and `kubectl sp
+// route` answers "which profile would a pod get here?" with the same
+// Table.
 //
 // Layout:
 //
@@ -27,11 +28,17 @@ limitations under the License.
 //	             matching, CEL, and whether two selectors exclude each other
 //	table.go     Build: routes and profiles in, the ordered Table of routes
 //	             in force out (refusals named per route); Table.Route
-//	policy.go    Table.Policy: the MutatingAdmissionPolicy and its binding
+//	params.go    Table.Params: the RoutingTable the program reads, and the
+//	             size budget of routes (MaxTableSize)
+//	program.go   Program: the routes program and its binding
+//	             (config/routes), ProbePod, and the names they share
+//	compiled.go  Table.CompiledPolicy: every route compiled into CEL, as
+//	             the operator wrote it before the routes became data; kept
+//	             for the upgrade test and the admission benchmark
 //
 // The package never reads or writes the API server.
 //
 // It is the shape to copy for logic that the operator and the CLI must
 // agree on: pure functions with no client, one table that the controller
-// (compiling it to CEL) and kubectl sp both use, so the two cannot drift.
+// (writing it as data) and kubectl sp both use, so the two cannot drift.
 package routing

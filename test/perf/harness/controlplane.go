@@ -96,8 +96,8 @@ func StartControlPlane(dir string, qps float32, burst int, opts ...controlplane.
 	if cp.Client, err = client.NewWithWatch(crCfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
-	// The routes policy, inert, as the installer creates it: the operator
-	// only updates it.
+	// The routes program, as the installer creates it: the operator
+	// writes its RoutingTable.
 	if err := controlplane.InstallRoutesPolicy(context.Background(), cp.Client); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
