@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -33,7 +34,15 @@ const (
 	defaultMinShadowAgreement    = 0.9
 	defaultMinSamples            = 10
 	defaultMaxExtensions         = 3
+	defaultAnalysisInterval      = 10 * time.Second
 )
+
+// interimAlpha bounds the chance that the looks at one step's window,
+// all together, fail a new generation that is exactly at its bounds:
+// each of a window's K looks judges a ratio at the edge of its Wilson
+// score interval at confidence 1 - interimAlpha/K (a Bonferroni split),
+// so more looks make each one stricter, not the step likelier to fail.
+const interimAlpha = 0.05
 
 // Metric names of an analysis.
 const (
@@ -48,6 +57,9 @@ const (
 	verdictPass         = "Pass"
 	verdictFail         = "Fail"
 	verdictInsufficient = "Insufficient"
+	// verdictPending: a look while the step runs found no certain
+	// failure; the metric is judged at the step's end.
+	verdictPending = "Pending"
 )
 
 // analysisBounds are spec.rollout.analysis with its defaults.
@@ -55,6 +67,7 @@ type analysisBounds struct {
 	maxUnschedulableRatio, maxLatencyRatio, minShadowAgreement float64
 	maxErrors, minSamples, maxExtensions                       int64
 	passInsufficient                                           bool
+	interval                                                   time.Duration
 }
 
 func boundsOf(a *v1alpha1.RolloutAnalysis) analysisBounds {
@@ -65,9 +78,13 @@ func boundsOf(a *v1alpha1.RolloutAnalysis) analysisBounds {
 		maxErrors:             defaultMaxErrors,
 		minSamples:            defaultMinSamples,
 		maxExtensions:         defaultMaxExtensions,
+		interval:              defaultAnalysisInterval,
 	}
 	if a == nil {
 		return b
+	}
+	if a.Interval != nil && a.Interval.Duration > 0 {
+		b.interval = a.Interval.Duration
 	}
 	if a.MaxUnschedulableRatio != nil {
 		b.maxUnschedulableRatio = *a.MaxUnschedulableRatio
@@ -94,11 +111,17 @@ func boundsOf(a *v1alpha1.RolloutAnalysis) analysisBounds {
 // analysis is the judgement of one step's window.
 type analysis struct {
 	metrics []v1alpha1.RolloutMetric
-	// verdict: Pass, Fail or Insufficient.
+	// verdict: Pass, Fail or Insufficient (Pending: a look while the
+	// step runs, lookAt).
 	verdict string
 	// failed names the first metric that failed, with both values.
 	failed string
+	// why says, for each metric, what its failure would say.
+	why map[string]string
 }
+
+// failedOf is what the failure of metric says.
+func (a analysis) failedOf(metric string) string { return a.why[metric] }
 
 // analyze judges a step's window, new generation against serving: in a
 // shadow step the share of the pods serving placed that the new one
@@ -109,8 +132,10 @@ type analysis struct {
 func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWindow) analysis {
 	b := boundsOf(a)
 	var out analysis
+	out.why = map[string]string{}
 	add := func(m v1alpha1.RolloutMetric, failed string) {
 		out.metrics = append(out.metrics, m)
+		out.why[m.Metric] = failed
 		if m.Verdict == verdictFail && out.failed == "" {
 			out.failed = failed
 		}
@@ -185,6 +210,77 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 	return out
 }
 
+// lookAt judges a step's window while the step runs, at one of looks
+// looks its window allows: a metric fails only when its failure is
+// certain, and passes only at the step's end (analyze), so the verdict is
+// Fail or Pending. Errors past maxErrors are certain (a window's errors
+// only grow). A ratio needs minSamples of the new generation's and must
+// be past its bound at the edge of its confidence interval (interimAlpha
+// split over the looks): the new generation's unschedulable share at the
+// lower end of its Wilson interval against the serving one's at the upper
+// end; the shadow's agreement at the upper end of its interval. The
+// latency p99 is judged at the step's end only.
+func lookAt(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWindow, looks int) analysis {
+	b := boundsOf(a)
+	z := zScore(interimAlpha / float64(max(looks, 1)))
+	full := analyze(a, shadowStep, w)
+	out := analysis{verdict: verdictPending}
+	for _, m := range full.metrics {
+		certain := false
+		switch m.Metric {
+		case metricErrors:
+			certain = m.Verdict == verdictFail
+		case metricUnschedulableRatio:
+			c, s := w.Candidate, w.Serving
+			if c.Attempts >= b.minSamples {
+				low, _ := wilson(c.Unschedulable, c.Attempts, z)
+				_, high := wilson(s.Unschedulable, s.Attempts, z)
+				certain = (low+unschedulableFloor)/(high+unschedulableFloor) > b.maxUnschedulableRatio
+			}
+		case metricShadowAgreement:
+			sh := w.Shadow
+			if sh.Judged >= b.minSamples && sh.ServingPlaced > 0 {
+				_, high := wilson(sh.FeasibleWhereServingPlaced, sh.ServingPlaced, z)
+				certain = high < b.minShadowAgreement
+			}
+		}
+		m.Verdict = verdictPending
+		if certain {
+			m.Verdict = verdictFail
+			if out.verdict != verdictFail {
+				out.verdict, out.failed = verdictFail, full.failedOf(m.Metric)+" (certain while the step runs)"
+			}
+		}
+		out.metrics = append(out.metrics, m)
+	}
+	return out
+}
+
+// looksIn is how many looks a window of d allows at interval.
+func looksIn(d, interval time.Duration) int {
+	if interval <= 0 {
+		return 1
+	}
+	return max(1, int((d+interval-1)/interval))
+}
+
+// wilson is the Wilson score interval of k successes in n trials at
+// z standard deviations: [0, 1] when there is no trial.
+func wilson(k, n int64, z float64) (low, high float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	nf, p, z2 := float64(n), float64(k)/float64(n), z*z
+	center := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := z * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / (1 + z2/nf)
+	return max(0, center-half), min(1, center+half)
+}
+
+// zScore is the standard normal quantile of 1 - p (one-sided).
+func zScore(p float64) float64 {
+	return math.Sqrt2 * math.Erfinv(1-2*p)
+}
+
 // stepAction is what the end of a step's window does with the rollout.
 type stepAction int
 
@@ -240,6 +336,19 @@ func decideStep(spec *v1alpha1.Rollout, step int, extensions int32, a analysis) 
 		return stepDecision{stepHold, fmt.Sprintf("paused at step %d: %s", n, failed)}
 	}
 	return stepDecision{stepRollBack, failed}
+}
+
+// decideLook decides what a look at a running step (lookAt) does: nothing
+// while no failure is certain (false); else the rollout holds with
+// onFailure Pause and is rolled back otherwise, as at a step's end.
+func decideLook(spec *v1alpha1.Rollout, step int, a analysis) (stepDecision, bool) {
+	if a.verdict != verdictFail {
+		return stepDecision{}, false
+	}
+	if spec.OnFailure == v1alpha1.RolloutPause {
+		return stepDecision{stepHold, fmt.Sprintf("paused at step %d: %s", step+1, a.failed)}, true
+	}
+	return stepDecision{stepRollBack, a.failed}, true
 }
 
 // latencyFloor is the least p99 latency compared: below it, a cycle's

@@ -43,12 +43,20 @@ type rolloutRun struct {
 	generation int64
 	revision   string
 	serving    int64
+	// matched counts the attempts the step's canary selector matched.
+	matched int64
 	// step is the index of the step in progress.
 	step                  int
 	stepStarted, stepEnds time.Time
 	extensions            int32
-	// held: a failed analysis with onFailure Pause holds the rollout.
-	held     bool
+	// held: a failed analysis with onFailure Pause holds the rollout,
+	// since heldSince.
+	held      bool
+	heldSince time.Time
+	// looks counts the looks at the step's window while it ran, the last
+	// at lastLook.
+	looks    int32
+	lastLook time.Time
 	applied  scheduler.Applied
 	analysis []v1alpha1.RolloutMetric
 	shadow   *v1alpha1.ShadowResult
@@ -132,18 +140,83 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 	if err := r.followAnnotations(ctx, s, run, history, now); err != nil || s.decided {
 		return err
 	}
+	spec := sp.Spec.Rollout
+	if err := r.endHold(ctx, s, run, history, now); err != nil || s.decided {
+		return err
+	}
 	paused := sp.Annotations[v1alpha1.AnnotationRolloutPaused] == "true" || run.held
 	w, _ := r.Rollouts.Window(s.name, false)
-	if isShadow(sp.Spec.Rollout.Steps[run.step]) {
+	run.matched = w.Matched
+	if isShadow(servedStep(spec.Steps, run.step)) {
 		run.shadow = shadowResult(w.Shadow)
 	}
-	if !paused && !now.Before(run.stepEnds) {
+	switch {
+	case paused:
+	case spec.Steps[run.step].Pause != nil:
+		if err := r.endPause(ctx, s, run, history, now); err != nil || s.decided {
+			return err
+		}
+	case !now.Before(run.stepEnds):
 		if err := r.judgeStep(ctx, s, run, history, w, now); err != nil || s.decided {
+			return err
+		}
+	case now.Sub(run.lastLook) >= boundsOf(spec.Analysis).interval:
+		if err := r.lookAtStep(ctx, s, run, history, w, now); err != nil || s.decided {
 			return err
 		}
 	}
 	r.recordProgress(s, run, history, paused, now)
 	return nil
+}
+
+// lookAtStep looks at the window of run's step while it runs (lookAt):
+// a failure that is certain holds or rolls the rollout back at once; else
+// the step goes on, and passes only at its end (judgeStep).
+func (r *schedulerProfileReconciler) lookAtStep(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, w scheduler.RolloutWindow, now time.Time) error {
+	spec := s.profile.Spec.Rollout
+	b := boundsOf(spec.Analysis)
+	run.looks++
+	run.lastLook = now
+	a := lookAt(spec.Analysis, isShadow(spec.Steps[run.step]), w, looksIn(run.stepEnds.Sub(run.stepStarted), b.interval))
+	run.analysis = a.metrics
+	d, failed := decideLook(spec, run.step, a)
+	if !failed {
+		return nil
+	}
+	return r.act(ctx, s, run, history, d, now)
+}
+
+// endPause ends a pause step whose duration passed: the rollout goes on
+// (onTimeout Continue, the default: the next step, or the promotion after
+// the last) or is rolled back (onTimeout Rollback). A pause without a
+// duration waits until its step is promoted (followAnnotations).
+func (r *schedulerProfileReconciler) endPause(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, now time.Time) error {
+	spec := s.profile.Spec.Rollout
+	p := spec.Steps[run.step].Pause
+	if p.Duration == nil || now.Before(run.stepEnds) {
+		return nil
+	}
+	n := run.step + 1
+	if p.OnTimeout == v1alpha1.PauseRollback {
+		return r.rollBack(ctx, s, run, history, v1alpha1.RolloutRolledBack,
+			fmt.Sprintf("pause step %d ended after %s without a promotion (onTimeout: Rollback)", n, shortDuration(p.Duration.Duration)))
+	}
+	action := stepNext
+	if run.lastStep(spec) {
+		action = stepPromote
+	}
+	return r.act(ctx, s, run, history, stepDecision{action, fmt.Sprintf("pause step %d ended after %s", n, shortDuration(p.Duration.Duration))}, now)
+}
+
+// endHold rolls back a rollout that a failed analysis has held (onFailure
+// Pause) for longer than spec.rollout.pauseTimeout.
+func (r *schedulerProfileReconciler) endHold(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, now time.Time) error {
+	t := s.profile.Spec.Rollout.PauseTimeout
+	if !run.held || t == nil || now.Sub(run.heldSince) < t.Duration {
+		return nil
+	}
+	return r.rollBack(ctx, s, run, history, v1alpha1.RolloutRolledBack,
+		fmt.Sprintf("held for %s, past pauseTimeout, after %s", shortDuration(now.Sub(run.heldSince).Truncate(time.Second)), run.message))
 }
 
 // currentRun returns the rollout of the generation in s, and the history
@@ -247,11 +320,16 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 	if resumed {
 		run.step = int(st.Step) - 1
 		run.extensions = st.Extensions
+		// A rollout a failed analysis held stays held, for as long as it
+		// had been.
+		if st.HeldSince != nil {
+			run.held, run.heldSince = true, st.HeldSince.Time
+		}
 	}
 	if refusal := r.refusals.buildRefused(sp.Name, fp); refusal != nil {
 		return nil, refusal
 	}
-	applied, err := r.Rollouts.StartRollout(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders, Generation: sp.Generation}, stepOf(spec.Steps[run.step]))
+	applied, err := r.Rollouts.StartRollout(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders, Generation: sp.Generation}, r.schedulerStep(spec.Steps, run.step))
 	if err != nil {
 		refusal := buildRefusal(err)
 		r.refusals.noteBuildRefused(sp.Name, fp, refusal)
@@ -266,7 +344,7 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 	}
 	run.applied = applied
 	run.serving = cur.Generation
-	run.stepStarted, run.stepEnds = now, now.Add(stepDuration(spec.Steps[run.step]))
+	run.stepStarted, run.stepEnds, run.lastLook = now, now.Add(stepDuration(spec.Steps[run.step])), now
 	r.runs.set(sp.Name, run)
 	verb := "started"
 	if resumed {
@@ -308,7 +386,15 @@ func (r *schedulerProfileReconciler) judgeStep(ctx context.Context, s *profileSc
 	spec := sp.Spec.Rollout
 	a := analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w)
 	run.analysis = a.metrics
-	d := decideStep(spec, run.step, run.extensions, a)
+	return r.act(ctx, s, run, history, decideStep(spec, run.step, run.extensions, a), now)
+}
+
+// act does what a verdict d on run's step says: the window runs once
+// more, the next step starts, the generation is promoted, the rollout
+// holds, or it is rolled back.
+func (r *schedulerProfileReconciler) act(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, d stepDecision, now time.Time) error {
+	sp := s.profile
+	spec := sp.Spec.Rollout
 	switch d.action {
 	case stepExtend:
 		run.extensions++
@@ -322,7 +408,7 @@ func (r *schedulerProfileReconciler) judgeStep(ctx context.Context, s *profileSc
 		run.message = d.message
 		return r.promote(ctx, s, run, history, run.message)
 	case stepHold:
-		run.held = true
+		run.held, run.heldSince = true, now
 		run.message = d.message
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRolloutStep, "Rollout", "generation %d %s", run.generation, run.message)
 	case stepRollBack:
@@ -337,9 +423,11 @@ func (r *schedulerProfileReconciler) advance(ctx context.Context, s *profileScop
 	sp := s.profile
 	steps := sp.Spec.Rollout.Steps
 	run.step++
-	run.extensions, run.held = 0, false
+	run.extensions, run.held, run.looks, run.lastLook = 0, false, 0, now
 	run.stepStarted, run.stepEnds = now, now.Add(stepDuration(steps[run.step]))
-	r.Rollouts.SetRolloutStep(ctx, s.name, stepOf(steps[run.step]))
+	if steps[run.step].Pause == nil {
+		r.Rollouts.SetRolloutStep(ctx, s.name, r.schedulerStep(steps, run.step))
+	}
 	run.message += fmt.Sprintf("; step %d of %d: %s", run.step+1, len(steps), stepText(steps[run.step]))
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d: %s", run.generation, run.message)
 }
@@ -354,8 +442,11 @@ func (r *schedulerProfileReconciler) recordProgress(s *profileScope, run *rollou
 	s.rollout = &rolloutOutcome{status: progressingStatus(run, sp.Spec.Rollout, history, paused, now), inProgress: true}
 	s.decided = true
 	s.requeueAfter = rolloutPoll
-	if !paused {
-		s.requeueAfter = min(rolloutPoll, max(run.stepEnds.Sub(now), time.Second))
+	if !paused && sp.Spec.Rollout.Steps[run.step].Pause == nil {
+		next := min(run.stepEnds.Sub(now), run.lastLook.Add(boundsOf(sp.Spec.Rollout.Analysis).interval).Sub(now))
+		s.requeueAfter = min(rolloutPoll, max(next, 200*time.Millisecond))
+	} else if p := sp.Spec.Rollout.Steps[run.step].Pause; !paused && p != nil && p.Duration != nil {
+		s.requeueAfter = min(rolloutPoll, max(run.stepEnds.Sub(now), 200*time.Millisecond))
 	}
 }
 
@@ -431,30 +522,74 @@ func addHistory(h []v1alpha1.RolloutRecord, generation int64, outcome, reason, m
 	return out
 }
 
-func isShadow(s v1alpha1.RolloutStep) bool { return s.Canary == nil }
+func isShadow(s v1alpha1.RolloutStep) bool { return s.Shadow != nil }
 
-func stepOf(s v1alpha1.RolloutStep) scheduler.RolloutStep {
-	if s.Canary != nil {
-		return scheduler.RolloutStep{Percent: s.Canary.Percent}
+// servedStep is the step whose traffic the scheduler serves at steps[i]:
+// the step itself, or for a pause the last step before it that is not one
+// (the first step never is).
+func servedStep(steps []v1alpha1.RolloutStep, i int) v1alpha1.RolloutStep {
+	for ; i > 0 && steps[i].Pause != nil; i-- {
 	}
-	return scheduler.RolloutStep{}
+	return steps[i]
+}
+
+// schedulerStep is what the scheduler serves at steps[i] (servedStep): a
+// shadow, or a canary's percent and selector.
+func (r *schedulerProfileReconciler) schedulerStep(steps []v1alpha1.RolloutStep, i int) scheduler.RolloutStep {
+	s := servedStep(steps, i)
+	if s.Canary == nil {
+		return scheduler.RolloutStep{}
+	}
+	out := scheduler.RolloutStep{Percent: s.Canary.Percent}
+	if sel := s.Canary.Selector; sel != nil {
+		// Admission refused selectors that do not parse.
+		if sel.NamespaceSelector != nil {
+			out.NamespaceSelector, _ = metav1.LabelSelectorAsSelector(sel.NamespaceSelector.AsMeta())
+		}
+		if sel.PodSelector != nil {
+			out.PodSelector, _ = metav1.LabelSelectorAsSelector(sel.PodSelector.AsMeta())
+		}
+	}
+	return out
 }
 
 func stepDuration(s v1alpha1.RolloutStep) time.Duration {
-	if s.Canary != nil {
+	switch {
+	case s.Canary != nil:
 		return s.Canary.Duration.Duration
-	}
-	if s.Shadow != nil {
+	case s.Shadow != nil:
 		return s.Shadow.Duration.Duration
+	case s.Pause != nil && s.Pause.Duration != nil:
+		return s.Pause.Duration.Duration
 	}
 	return 0
 }
 
 func stepText(s v1alpha1.RolloutStep) string {
-	if s.Canary != nil {
+	switch {
+	case s.Canary != nil && s.Canary.Selector != nil:
+		return fmt.Sprintf("canary %d%% of %s", s.Canary.Percent, selectorText(s.Canary.Selector))
+	case s.Canary != nil:
 		return fmt.Sprintf("canary %d%%", s.Canary.Percent)
+	case s.Pause != nil && s.Pause.Duration != nil:
+		return "pause " + shortDuration(s.Pause.Duration.Duration)
+	case s.Pause != nil:
+		return "pause until promoted"
 	}
 	return "shadow"
+}
+
+// selectorText writes a canary's selector as kubectl writes selectors:
+// "namespaces team=a, pods app=web".
+func selectorText(sel *v1alpha1.CanarySelector) string {
+	var parts []string
+	if sel.NamespaceSelector != nil {
+		parts = append(parts, "namespaces "+metav1.FormatLabelSelector(sel.NamespaceSelector.AsMeta()))
+	}
+	if sel.PodSelector != nil {
+		parts = append(parts, "pods "+metav1.FormatLabelSelector(sel.PodSelector.AsMeta()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // shortDuration writes d as kubectl writes ages: 45s, 3m, 3m20s, 2h.

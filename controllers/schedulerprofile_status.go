@@ -232,14 +232,33 @@ func progressingStatus(run *rolloutRun, spec *v1alpha1.Rollout, history []v1alph
 		StepStarted: &metav1.Time{Time: run.stepStarted}, StepEnds: &metav1.Time{Time: run.stepEnds},
 		Extensions: run.extensions, Message: run.message, Analysis: run.analysis, Shadow: run.shadow, History: history,
 	}
-	if step.Canary != nil {
-		st.Percent = step.Canary.Percent
-	} else {
+	served := servedStep(spec.Steps, run.step)
+	switch {
+	case step.Pause != nil:
+		st.StepKind = v1alpha1.StepPause
+	case step.Shadow != nil:
 		st.StepKind = v1alpha1.StepShadow
+	}
+	if served.Canary != nil {
+		st.Percent = served.Canary.Percent
+		st.Covers = "every pod of the profile"
+		if sel := served.Canary.Selector; sel != nil {
+			st.Covers = "pods of " + selectorText(sel)
+			matched := run.matched
+			st.Matched = &matched
+		}
+	}
+	st.Looks = run.looks
+	if run.held {
+		st.HeldSince = &metav1.Time{Time: run.heldSince}
 	}
 	elapsed := now.Sub(run.stepStarted).Truncate(time.Second)
 	total := run.stepEnds.Sub(run.stepStarted)
 	st.Summary = fmt.Sprintf("%s %s/%s", stepText(step), shortDuration(elapsed), shortDuration(total))
+	if step.Pause != nil && step.Pause.Duration == nil {
+		st.StepEnds = nil
+		st.Summary = fmt.Sprintf("%s %s", stepText(step), shortDuration(elapsed))
+	}
 	if paused {
 		st.Phase = v1alpha1.RolloutPaused
 		st.Summary = "paused: " + stepText(step)

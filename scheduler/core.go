@@ -73,7 +73,9 @@ type Scheduler struct {
 	client          kubernetes.Interface
 	informerFactory informers.SharedInformerFactory
 	podLister       listersv1.PodLister
-	opts            options
+	// namespaces are read by a canary step's namespace selector.
+	namespaces listersv1.NamespaceLister
+	opts       options
 
 	cache          internalcache.Cache
 	queue          *queue.Queue

@@ -129,11 +129,11 @@ func (g *generations) acquire(name string) *liveProfile {
 }
 
 // acquireFor returns, with a reference taken, the generation that
-// schedules a pod (or a pod group) of name whose rollout key is key: the
-// candidate when a canary step covers the key (rollout.covers), else the
-// serving one; nil when none serves.
-func (g *generations) acquireFor(name string, key func() string) *liveProfile {
-	if r := g.rollout(name); r != nil && r.covers(key) && r.candidate.acquire() {
+// schedules pod (or the pod group pod starts the cycle of) of name, whose
+// rollout key is key: the candidate when a canary step covers it
+// (rollout.covers), else the serving one; nil when none serves.
+func (g *generations) acquireFor(name string, pod *v1.Pod, key func() string) *liveProfile {
+	if r := g.rollout(name); r != nil && r.covers(pod, key) && r.candidate.acquire() {
 		return r.candidate
 	}
 	return g.acquire(name)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -76,8 +77,8 @@ var _ Rollouts = &Scheduler{}
 func (s *Scheduler) StartRollout(ctx context.Context, p Profile, step RolloutStep) (applied Applied, err error) {
 	start := time.Now()
 	defer func() { observeSwap(p.Config.SchedulerName, start, err) }()
-	if step.Percent < 0 || step.Percent > 99 {
-		return Applied{}, fmt.Errorf("a rollout step's percent must be 0 to 99, not %d", step.Percent)
+	if err := step.valid(); err != nil {
+		return Applied{}, err
 	}
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
@@ -102,7 +103,7 @@ func (s *Scheduler) StartRollout(ctx context.Context, p Profile, step RolloutSte
 		s.builder.waitForInformers(ctx, name)
 	}
 	old := s.gens.rollout(name)
-	s.publishRollout(ctx, name, serving, &rollout{candidate: lp, step: step})
+	s.publishRollout(ctx, name, serving, &rollout{candidate: lp, step: step, namespaces: s.namespaces, matched: new(atomic.Int64)})
 	if old != nil {
 		old.stop()
 		old.candidate.retire(logger)
@@ -147,7 +148,7 @@ func stepGauge(r *rollout) int32 {
 
 // SetRolloutStep moves name's candidate to step. See Rollouts.
 func (s *Scheduler) SetRolloutStep(ctx context.Context, name string, step RolloutStep) bool {
-	if step.Percent < 0 || step.Percent > 99 {
+	if step.valid() != nil {
 		return false
 	}
 	s.applyMu.Lock()
@@ -157,7 +158,8 @@ func (s *Scheduler) SetRolloutStep(ctx context.Context, name string, step Rollou
 	if r == nil || serving == nil {
 		return false
 	}
-	next := &rollout{candidate: r.candidate, step: step}
+	next := &rollout{candidate: r.candidate, step: step, namespaces: r.namespaces, matched: r.matched}
+	r.matched.Store(0)
 	if step.Percent == 0 && r.shadow != nil {
 		next.shadow = r.shadow
 		r.shadow.window(true)
@@ -165,7 +167,7 @@ func (s *Scheduler) SetRolloutStep(ctx context.Context, name string, step Rollou
 		r.shadow.close()
 	}
 	s.publishRollout(ctx, name, serving, next)
-	klog.FromContext(ctx).V(2).Info("Rollout step", "profile", name, "generation", r.candidate.profile.Generation, "percent", step.Percent)
+	klog.FromContext(ctx).V(2).Info("Rollout step", "profile", name, "generation", r.candidate.profile.Generation, "percent", step.Percent, "selector", step.selects())
 	return true
 }
 
@@ -243,6 +245,10 @@ func (s *Scheduler) Window(name string, reset bool) (RolloutWindow, bool) {
 	var w RolloutWindow
 	w.Serving = serving.stats.window(reset)
 	w.Candidate = r.candidate.stats.window(reset)
+	w.Matched = r.matched.Load()
+	if reset {
+		r.matched.Store(0)
+	}
 	if r.shadow != nil {
 		w.Shadow = r.shadow.window(reset)
 	}

@@ -17,9 +17,13 @@ limitations under the License.
 package scheduler
 
 import (
+	"fmt"
 	"hash/fnv"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	listersv1 "k8s.io/client-go/listers/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
@@ -29,8 +33,29 @@ import (
 
 // RolloutStep is what the candidate does: Percent 0 is a shadow step.
 type RolloutStep struct {
-	// Percent of the profile's pods the candidate schedules (0 to 99).
+	// Percent of the profile's pods the candidate schedules: 0 to 99, or
+	// to 100 with a selector (of the pods it matches).
 	Percent int32
+	// NamespaceSelector and PodSelector, when either is set, limit a
+	// canary to the pods they match: a pod whose namespace's labels match
+	// NamespaceSelector and whose own labels match PodSelector (nil
+	// matches everything).
+	NamespaceSelector, PodSelector labels.Selector
+}
+
+// selects reports whether the step limits its canary with a selector.
+func (s RolloutStep) selects() bool { return s.NamespaceSelector != nil || s.PodSelector != nil }
+
+// valid returns why the step cannot be served, nil if it can.
+func (s RolloutStep) valid() error {
+	limit := int32(99)
+	if s.selects() {
+		limit = 100
+	}
+	if s.Percent < 0 || s.Percent > limit {
+		return fmt.Errorf("a rollout step's percent must be 0 to %d, not %d", limit, s.Percent)
+	}
+	return nil
 }
 
 // rollout is the candidate of one schedulerName. A published rollout is
@@ -41,6 +66,11 @@ type rollout struct {
 	// shadow judges the serving generation's pods in a shadow step; nil
 	// in a canary step.
 	shadow *shadow
+	// namespaces are read by the step's namespace selector; matched
+	// counts the attempts its selector matched since the window began
+	// (shared by the rollouts a step change publishes).
+	namespaces listersv1.NamespaceLister
+	matched    *atomic.Int64
 }
 
 type rolloutMap map[string]*rollout
@@ -60,11 +90,34 @@ func (r *rollout) stop() {
 // when it belongs to one, so a gang never straddles generations, else of
 // the pod's own UID.
 
-// covers reports whether the candidate of r schedules the pod or pod
-// group whose rollout key is key: a canary step whose percent covers the
-// key's bucket. A shadow step covers nothing.
-func (r *rollout) covers(key func() string) bool {
-	return r.step.Percent > 0 && bucket(key()) < r.step.Percent
+// covers reports whether the candidate of r schedules pod (the member
+// that starts a pod group's cycle, for a group), whose rollout key is
+// key: a canary step whose selector, if any, matches the pod and whose
+// percent covers the key's bucket. A shadow step covers nothing.
+func (r *rollout) covers(pod *v1.Pod, key func() string) bool {
+	if r.step.Percent == 0 {
+		return false
+	}
+	if r.step.selects() {
+		if pod == nil || !r.selected(pod) {
+			return false
+		}
+		r.matched.Add(1)
+	}
+	return bucket(key()) < r.step.Percent
+}
+
+// selected reports whether the step's selector matches pod. A pod whose
+// namespace is not known (yet) is not selected.
+func (r *rollout) selected(pod *v1.Pod) bool {
+	if r.step.PodSelector != nil && !r.step.PodSelector.Matches(labels.Set(pod.Labels)) {
+		return false
+	}
+	if r.step.NamespaceSelector == nil {
+		return true
+	}
+	ns, err := r.namespaces.Get(pod.Namespace)
+	return err == nil && r.step.NamespaceSelector.Matches(labels.Set(ns.Labels))
 }
 
 // bucket is where key falls in 0..99.

@@ -44,6 +44,8 @@ type GenerationCounts struct {
 type RolloutWindow struct {
 	Serving, Candidate GenerationCounts
 	Shadow             ShadowCounts
+	// Matched counts the attempts a canary step's selector matched.
+	Matched int64
 }
 
 // generationStats counts a generation's outcomes since its window began,

@@ -43,7 +43,7 @@ func (l *profileLoop) scheduleOnePod(ctx context.Context, podInfo *framework.Que
 	logger = klog.LoggerWithValues(logger, "pod", klog.KObj(pod))
 	ctx = klog.NewContext(ctx, logger)
 
-	prof := l.gens.acquireFor(pod.Spec.SchedulerName, func() string { return rolloutKey(l.cache.PodGroups(), pod) })
+	prof := l.gens.acquireFor(pod.Spec.SchedulerName, pod, func() string { return rolloutKey(l.cache.PodGroups(), pod) })
 	if prof == nil {
 		// The profile went away after the pod was popped.
 		logger.V(3).Info("No profile serves the pod any more, dropping it from the queue", "schedulerName", pod.Spec.SchedulerName)

@@ -77,7 +77,7 @@ func (l *profileLoop) scheduleOnePodGroup(ctx context.Context, pgi *framework.Qu
 		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, err)
 		return
 	}
-	prof := l.gens.acquireFor(schedulerName, func() string { return groupRolloutKey(pgi) })
+	prof := l.gens.acquireFor(schedulerName, firstMember(pgi), func() string { return groupRolloutKey(pgi) })
 	if prof == nil {
 		// Removed since validatePodGroup saw it.
 		l.handlePodGroupFailureBeforeScheduling(ctx, pgi, errProfileNotFound(schedulerName))
@@ -403,4 +403,13 @@ func (l *profileLoop) updatePodGroupCondition(ctx context.Context, pgi *framewor
 	if err := util.PatchPodGroupStatus(ctx, l.binder.client, pgi.Name, pgi.Namespace, &pg.Status, newStatus); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, "Failed to update PodGroup status", "podGroup", klog.KObj(pgi))
 	}
+}
+
+// firstMember is the member that starts a pod group's cycle, whose labels
+// a canary's selector judges for the whole group; nil when none waits.
+func firstMember(pgi *framework.QueuedPodGroupInfo) *v1.Pod {
+	if len(pgi.UnscheduledPods) > 0 {
+		return pgi.UnscheduledPods[0]
+	}
+	return nil
 }

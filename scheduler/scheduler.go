@@ -93,6 +93,7 @@ func New(client kubernetes.Interface, informerFactory informers.SharedInformerFa
 	// Like upstream, the scheduler watches only non-terminal pods.
 	informerFactory.InformerFor(&v1.Pod{}, newPodInformer)
 	s.podLister = informerFactory.Core().V1().Pods().Lister()
+	s.namespaces = informerFactory.Core().V1().Namespaces().Lister()
 
 	s.broadcaster = o.broadcaster
 	if s.broadcaster == nil {

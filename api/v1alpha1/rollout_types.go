@@ -57,6 +57,8 @@ const (
 // pods as a canary, and is promoted after the last step, or rolled back
 // when an analysis fails. The serving generation keeps scheduling every
 // other pod meanwhile.
+// +kubebuilder:validation:XValidation:rule="!has(self.steps[0].pause)",message="the first step cannot be a pause: a pause holds the step before it",fieldPath=".steps"
+// +kubebuilder:validation:XValidation:rule="!has(self.pauseTimeout) || (duration(self.pauseTimeout) >= duration('10s') && duration(self.pauseTimeout) <= duration('168h'))",message="pauseTimeout must be between 10s and 168h",fieldPath=".pauseTimeout"
 type Rollout struct {
 	// Steps, in order; the new generation is promoted after the last one
 	// passes.
@@ -70,10 +72,15 @@ type Rollout struct {
 	Analysis *RolloutAnalysis `json:"analysis,omitempty"`
 	// OnFailure is what a failed analysis does: Rollback (the default)
 	// retires the new generation; Pause holds it at its step until it is
-	// promoted or aborted.
+	// promoted or aborted, or until PauseTimeout.
 	// +optional
 	// +kubebuilder:validation:Enum=Rollback;Pause
 	OnFailure RolloutFailurePolicy `json:"onFailure,omitempty"`
+	// PauseTimeout bounds how long a rollout held by a failed analysis
+	// (onFailure: Pause) waits for a person: past it, it is rolled back.
+	// Unset: it waits until promoted or aborted. 10s to 168h.
+	// +optional
+	PauseTimeout *metav1.Duration `json:"pauseTimeout,omitempty"`
 }
 
 // RolloutFailurePolicy is what a failed analysis does.
@@ -85,8 +92,9 @@ const (
 	RolloutPause    RolloutFailurePolicy = "Pause"
 )
 
-// RolloutStep is one step of a rollout: exactly one of shadow or canary.
-// +kubebuilder:validation:XValidation:rule="has(self.shadow) != has(self.canary)",message="a step is exactly one of shadow or canary"
+// RolloutStep is one step of a rollout: exactly one of shadow, canary or
+// pause.
+// +kubebuilder:validation:XValidation:rule="(has(self.shadow) ? 1 : 0) + (has(self.canary) ? 1 : 0) + (has(self.pause) ? 1 : 0) == 1",message="a step is exactly one of shadow, canary or pause"
 type RolloutStep struct {
 	// Shadow: the new generation judges the pods the serving one
 	// schedules (Filter and Score, off the scheduling cycle) and decides
@@ -98,7 +106,32 @@ type RolloutStep struct {
 	// so a gang never straddles generations).
 	// +optional
 	Canary *CanaryStep `json:"canary,omitempty"`
+	// Pause holds the rollout at the step before it (its share of the
+	// pods, its shadow), judging nothing, for its duration or, without
+	// one, until the step is promoted (kubectl sp rollout promote).
+	// +optional
+	Pause *PauseStep `json:"pause,omitempty"`
 }
+
+// PauseStep is a gate: the rollout waits, at the step before it.
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || (duration(self.duration) >= duration('10s') && duration(self.duration) <= duration('168h'))",message="duration must be between 10s and 168h",fieldPath=".duration"
+type PauseStep struct {
+	// Duration of the pause, 10s to 168h; unset: until promoted.
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+	// OnTimeout is what the end of Duration does: Continue (the default)
+	// goes on to the next step; Rollback rolls the rollout back (a gate
+	// that a person must open in time).
+	// +optional
+	// +kubebuilder:validation:Enum=Continue;Rollback
+	OnTimeout string `json:"onTimeout,omitempty"`
+}
+
+// Pause timeouts.
+const (
+	PauseContinue = "Continue"
+	PauseRollback = "Rollback"
+)
 
 // ShadowStep is a step in which the new generation only judges.
 // +kubebuilder:validation:XValidation:rule="duration(self.duration) >= duration('10s') && duration(self.duration) <= duration('24h')",message="duration must be between 10s and 24h",fieldPath=".duration"
@@ -110,18 +143,49 @@ type ShadowStep struct {
 // CanaryStep is a step in which the new generation schedules a share of
 // the pods.
 // +kubebuilder:validation:XValidation:rule="duration(self.duration) >= duration('10s') && duration(self.duration) <= duration('24h')",message="duration must be between 10s and 24h",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="self.percent < 100 || has(self.selector)",message="percent 100 needs a selector: without one the step would be a promotion",fieldPath=".percent"
 type CanaryStep struct {
-	// Percent of the profile's pods the new generation schedules, 1 to 99.
+	// Percent of the profile's pods the new generation schedules, 1 to 99;
+	// with a selector, of the pods the selector matches, 1 to 100.
 	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=99
+	// +kubebuilder:validation:Maximum=100
 	Percent int32 `json:"percent"`
+	// Selector limits the canary to the pods it matches: the new
+	// generation schedules Percent of them, the serving one every other
+	// pod. A pod group is covered when the member that starts its cycle
+	// is (give a group's members the same labels).
+	// +optional
+	Selector *CanarySelector `json:"selector,omitempty"`
 	// Duration of the step's window, 10s to 24h.
 	Duration metav1.Duration `json:"duration"`
 }
 
-// RolloutAnalysis is judged at the end of each step, new generation
-// against serving over the same window.
+// CanarySelector picks the pods a canary step may cover: those whose
+// namespace matches NamespaceSelector and which match PodSelector (a
+// selector left out matches everything; at least one is set).
+// +kubebuilder:validation:XValidation:rule="has(self.namespaceSelector) || has(self.podSelector)",message="a selector names namespaceSelector, podSelector or both"
+type CanarySelector struct {
+	// NamespaceSelector matches the labels of the pod's namespace.
+	// +optional
+	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty"`
+	// PodSelector matches the pod's labels.
+	// +optional
+	PodSelector *LabelSelector `json:"podSelector,omitempty"`
+}
+
+// RolloutAnalysis is judged while each step runs, every Interval, and at
+// its end, new generation against serving over the same window. A step
+// fails as soon as its failure is certain (see each field); it passes
+// only at its end.
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || (duration(self.interval) >= duration('1s') && duration(self.interval) <= duration('1h'))",message="interval must be between 1s and 1h",fieldPath=".interval"
 type RolloutAnalysis struct {
+	// Interval between two looks at a step's window while it runs, 1s to
+	// 1h. Default 10s. A look fails the step when errors exceed MaxErrors,
+	// or when a ratio is past its bound with at least MinSamples even at
+	// the edge of its confidence interval (a sequential rule, so that
+	// early looks do not add false rollbacks: see docs/rollout.md).
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
 	// MaxUnschedulableRatio bounds the new generation's share of
 	// unschedulable attempts divided by the serving one's, each share
 	// plus 0.1 (so that a window without any is defined, and one attempt
@@ -190,6 +254,7 @@ const (
 const (
 	StepShadow = "Shadow"
 	StepCanary = "Canary"
+	StepPause  = "Pause"
 )
 
 // RolloutStatus is the state of the profile's rollout: the one in
@@ -214,12 +279,28 @@ type RolloutStatus struct {
 	// Steps is the number of steps.
 	// +optional
 	Steps int32 `json:"steps,omitempty"`
-	// StepKind is Shadow or Canary.
+	// StepKind is Shadow, Canary or Pause.
 	// +optional
 	StepKind string `json:"stepKind,omitempty"`
 	// Percent of the pods the new generation schedules in this step.
 	// +optional
 	Percent int32 `json:"percent,omitempty"`
+	// Covers says which pods the step's canary covers: every pod of the
+	// profile, or those its selector matches (as written).
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Covers string `json:"covers,omitempty"`
+	// Matched counts the pods the step's selector matched in its window
+	// (of those the profile's loop tried); unset without a selector.
+	// +optional
+	Matched *int64 `json:"matched,omitempty"`
+	// Looks counts the analyses judged while the step ran.
+	// +optional
+	Looks int32 `json:"looks,omitempty"`
+	// HeldSince is when a failed analysis (onFailure: Pause) or a pause
+	// step without a duration started holding the rollout.
+	// +optional
+	HeldSince *metav1.Time `json:"heldSince,omitempty"`
 	// StepStarted is when the step's window started (again, after an
 	// operator restart or a leader hand-over).
 	// +optional

@@ -303,6 +303,11 @@ func stepKind(ro *v1alpha1.RolloutStatus) string {
 		return "shadow"
 	case v1alpha1.StepCanary:
 		return fmt.Sprintf("canary %d%%", ro.Percent)
+	case v1alpha1.StepPause:
+		if ro.Percent > 0 {
+			return fmt.Sprintf("pause (at canary %d%%)", ro.Percent)
+		}
+		return "pause"
 	case "":
 		return "step kind not reported"
 	default:
@@ -345,6 +350,19 @@ func renderRollout(out io.Writer, sp *v1alpha1.SchedulerProfile, now time.Time) 
 		fmt.Fprintf(w, "Step:\t%d/%d %s\n", ro.Step, ro.Steps, stepKind(ro))
 		if ro.StepStarted != nil || ro.StepEnds != nil {
 			fmt.Fprintf(w, "Window:\tstarted %s, ends %s\n", when(ro.StepStarted, now), when(ro.StepEnds, now))
+		}
+		if ro.Covers != "" {
+			covers := ro.Covers
+			if ro.Matched != nil {
+				covers += fmt.Sprintf(" (%d attempts matched in this window)", *ro.Matched)
+			}
+			fmt.Fprintf(w, "Covers:\t%s\n", covers)
+		}
+		if ro.Looks > 0 {
+			fmt.Fprintf(w, "Looks:\t%d while the step runs (a failure that is certain ends it at once)\n", ro.Looks)
+		}
+		if ro.HeldSince != nil {
+			fmt.Fprintf(w, "Held:\tsince %s\n", when(ro.HeldSince, now))
 		}
 		if ro.Extensions > 0 {
 			fmt.Fprintf(w, "Extended:\t%s for want of samples\n", times(ro.Extensions))

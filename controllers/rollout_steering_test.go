@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The profile-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+)
+
+// createLabelledNamespace creates a namespace with labels for one spec's
+// pods.
+func createLabelledNamespace(prefix string, labels map[string]string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: labels}}
+	Expect(k8s.Create(suiteCtx, ns)).To(Succeed())
+	return ns.Name
+}
+
+func pauseStep(d *time.Duration, onTimeout string) v1alpha1.RolloutStep {
+	p := &v1alpha1.PauseStep{OnTimeout: onTimeout}
+	if d != nil {
+		p.Duration = &metav1.Duration{Duration: *d}
+	}
+	return v1alpha1.RolloutStep{Pause: p}
+}
+
+var _ = Describe("SchedulerProfile rollout, steered", func() {
+	It("rolls a change that fails every canary pod back within seconds of its first failures, not at the end of its 10-minute step", func() {
+		const pool = "st-fast"
+		servingOnPool(pool, 2)
+		ns := createNamespace(pool)
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = excludingPool(pool)
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps:    []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
+			Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, MinSamples: ptr.To[int32](5)},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+
+		// Enough pods for the serving generation's share to bound its own
+		// unschedulable rate: a look compares the new generation's at the
+		// low end of its interval with the serving one's at the high end.
+		start := time.Now()
+		pods := createPods(ns, "w", pool, pool, 60)
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 30*time.Second)
+		took := time.Since(start)
+		GinkgoWriter.Printf("rolled back %s after the first pods were created\n", took.Round(100*time.Millisecond))
+		Expect(took).To(BeNumerically("<", 15*time.Second))
+		ro := refused.Status.Rollout
+		Expect(ro.Message).To(ContainSubstring("UnschedulableRatio"))
+		Expect(ro.Message).To(ContainSubstring("certain while the step runs"))
+		Expect(ro.History[0].Outcome).To(Equal(v1alpha1.RolloutRolledBack))
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+	})
+
+	It("limits a canary to one team's namespace: only its pods go to the new generation, and status says so", func() {
+		const pool = "st-team"
+		servingOnPool(pool, 2)
+		mine := createLabelledNamespace(pool+"-a", map[string]string{"team": "a"})
+		theirs := createLabelledNamespace(pool+"-b", map[string]string{"team": "b"})
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps: []v1alpha1.RolloutStep{{Canary: &v1alpha1.CanaryStep{Percent: 100, Duration: metav1.Duration{Duration: 10 * time.Minute},
+				Selector: &v1alpha1.CanarySelector{NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}}}}},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolling := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(rolling.Status.Rollout.Covers).To(Equal("pods of namespaces team=a"))
+		Expect(rolling.Status.Rollout.Percent).To(BeEquivalentTo(100))
+
+		for _, p := range append(createPods(mine, "a", pool, pool, 6), createPods(theirs, "b", pool, pool, 6)...) {
+			boundNode(p, timeout)
+		}
+		w, ok := op.sched.Window(pool, false)
+		Expect(ok).To(BeTrue())
+		Expect(w.Candidate.Attempts).To(BeEquivalentTo(6), "the new generation scheduled team a's pods, and only them")
+		Expect(w.Serving.Attempts).To(BeEquivalentTo(6), "the serving generation scheduled team b's")
+		Expect(w.Matched).To(BeEquivalentTo(6))
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro.Matched).NotTo(BeNil())
+			g.Expect(*ro.Matched).To(BeEquivalentTo(6))
+			g.Expect(ro.Looks).To(BeNumerically(">=", 1))
+		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+	})
+
+	It("refuses a canary of 100% without a selector, and a rollout that starts with a pause, naming the field", func() {
+		sp := newProfile("st-bad", v1alpha1.SchedulerProfileSpec{Rollout: &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(100, time.Minute)}}})
+		err := k8s.Create(suiteCtx, sp)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("percent 100 needs a selector"))
+		Expect(err.Error()).To(ContainSubstring("spec.rollout.steps[0].canary.percent"))
+		d := time.Minute
+		sp = newProfile("st-bad", v1alpha1.SchedulerProfileSpec{Rollout: &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{pauseStep(&d, "")}}})
+		err = k8s.Create(suiteCtx, sp)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("the first step cannot be a pause"))
+	})
+
+	It("holds at a pause step until it is promoted, at the canary's share", func() {
+		const pool = "st-gate"
+		servingOnPool(pool, 1)
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps:    []v1alpha1.RolloutStep{canary(30, 10*time.Second), pauseStep(nil, "")},
+			Analysis: &v1alpha1.RolloutAnalysis{MinSamples: ptr.To[int32](0)},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro).NotTo(BeNil())
+			g.Expect(ro.Step).To(BeEquivalentTo(2))
+			g.Expect(ro.StepKind).To(Equal(v1alpha1.StepPause))
+			g.Expect(ro.Percent).To(BeEquivalentTo(30), "the pause holds the canary before it")
+			g.Expect(ro.Summary).To(HavePrefix("pause until promoted"))
+		}).WithTimeout(40 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		Consistently(func() string { return getProfile(pool).Status.Rollout.Phase }).WithTimeout(3 * time.Second).Should(Equal(v1alpha1.RolloutProgressing))
+		Expect(op.sched.Candidate(pool)).To(BeEquivalentTo(2))
+
+		held := getProfile(pool)
+		held.Annotations = map[string]string{v1alpha1.AnnotationRolloutPromote: fmt.Sprintf("%d/2", held.Generation)}
+		Expect(k8s.Update(suiteCtx, held)).To(Succeed())
+		Expect(expectLive(pool, timeout).Status.Rollout.Phase).To(Equal(v1alpha1.RolloutPromoted))
+	})
+
+	It("rolls back a failed canary held by onFailure Pause once its pauseTimeout passes", func() {
+		const pool = "st-hold"
+		servingOnPool(pool, 2)
+		ns := createNamespace(pool)
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = excludingPool(pool)
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps:        []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
+			Analysis:     &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, MinSamples: ptr.To[int32](5)},
+			OnFailure:    v1alpha1.RolloutPause,
+			PauseTimeout: &metav1.Duration{Duration: 10 * time.Second},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		pods := createPods(ns, "w", pool, pool, 60)
+		held := rolloutIn(pool, v1alpha1.RolloutPaused, 30*time.Second)
+		Expect(held.Status.Rollout.HeldSince).NotTo(BeNil())
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 30*time.Second)
+		Expect(refused.Status.Rollout.Message).To(ContainSubstring("past pauseTimeout"))
+		Expect(refused.Status.Rollout.History[0].Time.Sub(held.Status.Rollout.HeldSince.Time)).To(BeNumerically(">=", 9*time.Second))
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+	})
+})
