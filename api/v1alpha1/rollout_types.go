@@ -349,7 +349,8 @@ type RolloutMetric struct {
 	Samples int64 `json:"samples,omitempty"`
 	// +optional
 	ServingSamples int64 `json:"servingSamples,omitempty"`
-	// Verdict: Pass, Fail, or Insufficient (fewer samples than minSamples).
+	// Verdict: Pass, Fail, or Insufficient (fewer samples than minSamples);
+	// Pending while the step runs and no failure is certain yet.
 	Verdict string `json:"verdict"`
 }
 
