@@ -489,7 +489,7 @@ var _ = Describe("Routes as large as the API admits", func() {
 	It("are admitted, the oldest first, while their RoutingTable fits, and kube-apiserver runs the program over it for a pod every route evaluates", func() {
 		id := rand.String(5)
 		pack := liveProfile("route-largest-" + id)
-		set := testenv.NewLargestRoutes("largest-"+id, pack, 56)
+		set := testenv.NewLargestRoutes("largest-"+id, pack, 58)
 		for _, r := range set.Routes {
 			Expect(k8s.Create(suiteCtx, &v1alpha1.ProfileRoute{ObjectMeta: metav1.ObjectMeta{Name: r.Name}, Spec: r.Spec})).To(Succeed())
 		}
@@ -522,7 +522,7 @@ var _ = Describe("Routes as large as the API admits", func() {
 				Expect(v.Reason).To(Equal(v1alpha1.ReasonTooManyRoutes))
 			}
 		}
-		Expect(refused).To(BeNumerically(">=", 2), "the table fits about 54 routes at the maxima")
+		Expect(refused).To(BeNumerically(">=", 2), "the table fits 56 routes at the maxima")
 		for _, r := range set.Routes {
 			pr := expectRoute(r.Name, verdicts[r.Name].Reason)
 			if verdicts[r.Name].Reason != v1alpha1.ReasonActive {

@@ -32,18 +32,30 @@ const (
 	// ProfileRoute's matchLabels and matchExpressions, each one
 	// requirement.
 	MaxTableRequirements = MaxSelectorLabels + MaxSelectorExpressions
-	// MaxTableExcludedNamespaces bounds excludedNamespaces (kube-system
+	// MaxTableProtectedNamespaces bounds protectedNamespaces (kube-system
 	// and the operator's own namespace).
-	MaxTableExcludedNamespaces = 4
+	MaxTableProtectedNamespaces = 4
 )
 
 // RoutingTableSpec is the routes in force, in the order they are tried.
+//
+// The layout is for kube-apiserver, which converts the whole table for
+// every pod it admits: a route is as few fields as it takes (a label
+// selector's requirements of one value are a map, the default
+// fromSchedulerNames and the protected namespaces are left out).
 type RoutingTableSpec struct {
 	// Revision names this content of the table: the routes program stamps
 	// it on the operator's dry-run probe pods, which is how the operator
 	// sees which table kube-apiserver runs.
 	// +kubebuilder:validation:MaxLength=64
 	Revision string `json:"revision"`
+	// ProtectedNamespaces are routed only by a route that names them
+	// (protectedNamespacesNamed): kube-system and the operator's own.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:MaxLength=63
+	ProtectedNamespaces []string `json:"protectedNamespaces,omitempty"`
 	// Routes in the order they are tried: the first that selects a new
 	// pod rewrites it (higher spec.priority first, then the older route,
 	// then by name).
@@ -54,7 +66,12 @@ type RoutingTableSpec struct {
 }
 
 // TableRoute is one ProfileRoute in force, as the routes program reads
-// it.
+// it. A selector is its labels (requirements of one value: matchLabels,
+// and In with one value) and its other expressions; none of either
+// selects everything.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.namespaceLabels) || self.namespaceLabels.all(k, k.size() <= 317)",message="namespaceLabels keys must be at most 317 characters"
+// +kubebuilder:validation:XValidation:rule="!has(self.podLabels) || self.podLabels.all(k, k.size() <= 317)",message="podLabels keys must be at most 317 characters"
 type TableRoute struct {
 	// Name of the ProfileRoute: the value of the route annotation on the
 	// pods it rewrites.
@@ -66,35 +83,46 @@ type TableRoute struct {
 	// +kubebuilder:validation:MaxLength=253
 	SchedulerName string `json:"schedulerName"`
 	// FromSchedulerNames a pod must ask for to be rewritten (a pod
-	// without schedulerName asks for default-scheduler).
+	// without schedulerName asks for default-scheduler); unset:
+	// default-scheduler only.
+	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:MaxLength=253
-	FromSchedulerNames []string `json:"fromSchedulerNames"`
-	// ExcludedNamespaces are the protected namespaces the route leaves
-	// alone.
+	FromSchedulerNames []string `json:"fromSchedulerNames,omitempty"`
+	// ProtectedNamespacesNamed are the protected namespaces the route's
+	// namespace selector names, which it routes.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=4
 	// +kubebuilder:validation:items:MaxLength=63
-	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
-	// NamespaceSelector: every requirement must hold for the labels of
-	// the pod's namespace; none selects every namespace.
+	ProtectedNamespacesNamed []string `json:"protectedNamespacesNamed,omitempty"`
+	// NamespaceLabels the pod's namespace must have, with these values.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=12
+	NamespaceLabels map[string]LabelValue `json:"namespaceLabels,omitempty"`
+	// NamespaceExpressions must all hold for the labels of the pod's
+	// namespace.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=12
-	NamespaceSelector []TableRequirement `json:"namespaceSelector,omitempty"`
-	// PodSelector: every requirement must hold for the pod's labels; none
-	// selects every pod.
+	NamespaceExpressions []TableRequirement `json:"namespaceExpressions,omitempty"`
+	// PodLabels the pod must have, with these values.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=12
+	PodLabels map[string]LabelValue `json:"podLabels,omitempty"`
+	// PodExpressions must all hold for the pod's labels.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=12
-	PodSelector []TableRequirement `json:"podSelector,omitempty"`
+	PodExpressions []TableRequirement `json:"podExpressions,omitempty"`
 }
 
-// TableRequirement is one requirement of a label selector: a matchLabels
-// entry is In with one value.
+// LabelValue is the value of a label.
+// +kubebuilder:validation:MaxLength=63
+type LabelValue string
+
+// TableRequirement is one requirement of a label selector.
 type TableRequirement struct {
 	// Key is the label key.
 	// +kubebuilder:validation:MinLength=1

@@ -62,7 +62,7 @@ func TestLargestRoutesBudget(t *testing.T) {
 
 // LargestRoutesInBudget is how many routes at the ProfileRoute schema's
 // maxima a RoutingTable holds (testenv.NewLargestRoutes).
-const LargestRoutesInBudget = 54
+const LargestRoutesInBudget = 56
 
 func names(routes []v1alpha1.ProfileRoute) []string {
 	out := make([]string, 0, len(routes))

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -34,70 +35,87 @@ import (
 // checks), not the total; the operator admits routes, the oldest first,
 // while their share of the table fits (TooManyRoutes past it). A route
 // at the ProfileRoute schema's maxima takes about 18 kB, a route of a
-// few labels a few hundred bytes.
+// few labels a hundred bytes.
 const MaxTableSize = 1_000_000
 
 // Params returns the RoutingTable named name that makes the routes
 // program run the table: its routes in the table's order, and a
 // revision that names its content (whatever the name).
 func (t Table) Params(name string) *v1alpha1.RoutingTable {
-	routes := make([]v1alpha1.TableRoute, 0, len(t.Entries))
+	spec := v1alpha1.RoutingTableSpec{ProtectedNamespaces: slices.Clone(t.Protected)}
 	for i := range t.Entries {
-		routes = append(routes, t.Entries[i].tableRoute())
+		spec.Routes = append(spec.Routes, t.Entries[i].tableRoute(t.Protected))
 	}
+	spec.Revision = Revision(spec)
 	return &v1alpha1.RoutingTable{
 		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "RoutingTable"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   name,
 			Labels: map[string]string{OwnerLabel: OwnerValue, "app.kubernetes.io/managed-by": OwnerValue},
 		},
-		Spec: v1alpha1.RoutingTableSpec{Revision: Revision(routes), Routes: routes},
+		Spec: spec,
 	}
 }
 
-// Revision names a table's routes: the first 8 bytes of the SHA-256 of
-// their JSON, in hexadecimal.
-func Revision(routes []v1alpha1.TableRoute) string {
-	data, err := json.Marshal(routes)
+// Revision names a table's content (its revision aside): the first 8
+// bytes of the SHA-256 of its JSON, in hexadecimal.
+func Revision(spec v1alpha1.RoutingTableSpec) string {
+	spec.Revision = ""
+	data, err := json.Marshal(spec)
 	if err != nil {
-		// Strings and lists of strings always marshal.
+		// Strings, maps and lists of strings always marshal.
 		panic(err)
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }
 
-// tableRoute is the entry as the routes program reads it.
-func (e *Entry) tableRoute() v1alpha1.TableRoute {
-	out := v1alpha1.TableRoute{
-		Name:               e.Route,
-		SchedulerName:      e.SchedulerName,
-		FromSchedulerNames: slices.Clone(e.from),
-		ExcludedNamespaces: slices.Clone(e.excluded),
-		PodSelector:        e.pod.requirements(),
+// tableRoute is the entry as the routes program reads it, protected the
+// table's protected namespaces.
+func (e *Entry) tableRoute(protected []string) v1alpha1.TableRoute {
+	out := v1alpha1.TableRoute{Name: e.Route, SchedulerName: e.SchedulerName}
+	if !slices.Equal(e.from, []string{corev1.DefaultSchedulerName}) {
+		out.FromSchedulerNames = slices.Clone(e.from)
+	}
+	for _, ns := range protected {
+		if !slices.Contains(e.excluded, ns) {
+			out.ProtectedNamespacesNamed = append(out.ProtectedNamespacesNamed, ns)
+		}
 	}
 	if !e.all {
-		out.NamespaceSelector = e.namespace.requirements()
+		out.NamespaceLabels, out.NamespaceExpressions = e.namespace.tableForm()
 	}
+	out.PodLabels, out.PodExpressions = e.pod.tableForm()
 	return out
 }
 
-// requirements are the selector's, matchLabels first (In with one
-// value); nil for a selector of everything.
-func (s *selector) requirements() []v1alpha1.TableRequirement {
-	if s == nil || len(s.reqs) == 0 {
-		return nil
+// tableForm is the selector as labels (its requirements of one value:
+// In with one value, as matchLabels are) and the other requirements;
+// nil and nil for a selector of everything.
+func (s *selector) tableForm() (map[string]v1alpha1.LabelValue, []v1alpha1.TableRequirement) {
+	if s == nil {
+		return nil, nil
 	}
-	out := make([]v1alpha1.TableRequirement, 0, len(s.reqs))
+	var labels map[string]v1alpha1.LabelValue
+	var exprs []v1alpha1.TableRequirement
 	for _, r := range s.reqs {
-		out = append(out, v1alpha1.TableRequirement{Key: r.key, Operator: r.op, Values: slices.Clone(r.values)})
+		if r.op == metav1.LabelSelectorOpIn && len(r.values) == 1 {
+			if _, taken := labels[r.key]; !taken {
+				if labels == nil {
+					labels = map[string]v1alpha1.LabelValue{}
+				}
+				labels[r.key] = v1alpha1.LabelValue(r.values[0])
+				continue
+			}
+		}
+		exprs = append(exprs, v1alpha1.TableRequirement{Key: r.key, Operator: r.op, Values: slices.Clone(r.values)})
 	}
-	return out
+	return labels, exprs
 }
 
 // tableSize is the bytes the entry takes in a RoutingTable's JSON.
 func (e *Entry) tableSize() int {
-	data, err := json.Marshal(e.tableRoute())
+	data, err := json.Marshal(e.tableRoute(nil))
 	if err != nil {
 		panic(err)
 	}

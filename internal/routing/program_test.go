@@ -79,6 +79,7 @@ func TestProgramCostAtTheSchemaMaxima(t *testing.T) {
 			cel.Variable("variables_probe", cel.BoolType),
 			cel.Variable("variables_ownProbe", cel.BoolType),
 			cel.Variable("variables_from", cel.StringType),
+			cel.Variable("variables_protected", cel.BoolType),
 			cel.Variable("variables_namespaceLabels", cel.MapType(cel.StringType, cel.StringType)),
 			cel.Variable("variables_podLabels", cel.MapType(cel.StringType, cel.StringType)),
 			cel.Variable("variables_matched", cel.ListType(cel.DynType)),

@@ -53,6 +53,8 @@ type Entry struct {
 // the first entry that selects a pod rewrites it.
 type Table struct {
 	Entries []Entry
+	// Protected namespaces, routed only by a route that names them.
+	Protected []string
 }
 
 // Verdict is what Build decided about one route.
@@ -138,7 +140,7 @@ func Build(in Input) (Table, map[string]Verdict) {
 	}
 
 	verdicts := make(map[string]Verdict, len(routes))
-	var table Table
+	table := Table{Protected: slices.Clone(in.Protected)}
 	var accepted []Entry
 	for i := range routes {
 		r := &routes[i]

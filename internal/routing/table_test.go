@@ -304,3 +304,39 @@ func TestPolicyCEL(t *testing.T) {
 	g.Expect(other.Spec.Variables).To(ContainElement(HaveField("Expression", ContainSubstring(`== "team-b-routes"`))))
 	g.Expect(ProbePod("ops", "team-b-routes").Annotations).To(HaveKeyWithValue(ProbeAnnotation, "team-b-routes"))
 }
+
+// The RoutingTable of a table: routes in order, selectors as labels (one
+// value) and expressions, the default fromSchedulerNames and protected
+// namespaces left out, a revision of the content whatever the name.
+func TestParams(t *testing.T) {
+	g := NewWithT(t)
+	table, _ := Build(Input{
+		Routes: []v1alpha1.ProfileRoute{
+			route("batch", "bin-packing", 0, ns("team", "batch"), pods("app", "x"),
+				expr("tier", metav1.LabelSelectorOpNotIn, "gold"), expr("canary", metav1.LabelSelectorOpDoesNotExist)),
+			route("system", "bin-packing", 1, ns(corev1.LabelMetadataName, "kube-system"), prio(5), from("legacy", "default-scheduler")),
+		},
+		Profiles:  []v1alpha1.SchedulerProfile{serving("bin-packing")},
+		Protected: DefaultProtected("ops"),
+	})
+	params := table.Params(PolicyName)
+	g.Expect(params.Name).To(Equal(PolicyName))
+	g.Expect(params.Spec.ProtectedNamespaces).To(Equal([]string{"kube-system", "ops"}))
+	g.Expect(params.Spec.Routes).To(Equal([]v1alpha1.TableRoute{{
+		Name: "system", SchedulerName: "bin-packing", FromSchedulerNames: []string{"legacy", "default-scheduler"},
+		ProtectedNamespacesNamed: []string{"kube-system"},
+		NamespaceLabels:          map[string]v1alpha1.LabelValue{corev1.LabelMetadataName: "kube-system"},
+	}, {
+		Name: "batch", SchedulerName: "bin-packing",
+		NamespaceLabels: map[string]v1alpha1.LabelValue{"team": "batch"},
+		PodLabels:       map[string]v1alpha1.LabelValue{"app": "x"},
+		PodExpressions: []v1alpha1.TableRequirement{
+			{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"gold"}},
+			{Key: "canary", Operator: metav1.LabelSelectorOpDoesNotExist},
+		},
+	}}))
+	g.Expect(table.Params("team-b-routes").Spec).To(Equal(params.Spec), "the revision is the routes', whatever the name")
+	empty := Table{}.Params(PolicyName)
+	g.Expect(empty.Spec.Revision).NotTo(Equal(params.Spec.Revision))
+	g.Expect(Revision(params.Spec)).To(Equal(params.Spec.Revision))
+}

@@ -148,7 +148,10 @@ func TestGitOpsSyncKeepsPodsRouted(t *testing.T) {
 		renderChart(t, "--set", "crds.install=false,"+gitOpsValues[0]),
 		renderChart(t, "--set", "crds.install=false,"+gitOpsValues[1]),
 	}
-	t.Cleanup(func() { deleteAll(context.Background(), t, c, renders[0]) })
+	t.Cleanup(func() {
+		deleteAll(context.Background(), t, c, renders[0])
+		deleteAll(context.Background(), t, c, renders[1]) // what only the second has (a PodDisruptionBudget)
+	})
 	applyAll(ctx, t, c, "argocd-controller", renders[0])
 
 	table, verdicts := routing.Build(routing.Input{

@@ -25,15 +25,32 @@ import (
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/internal/routing"
 	"github.com/profile-scheduler/profile-scheduler/internal/test/stats"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// RoutesProgram is what runs the routes inside kube-apiserver in a routes
+// run.
+type RoutesProgram string
+
+const (
+	// TableProgram is the routes program of config/routes reading the
+	// RoutingTable the operator writes.
+	TableProgram RoutesProgram = "table"
+	// CompiledProgram is every route compiled into the CEL of the
+	// policy, as the operator wrote it before the routes became data
+	// (routing.Table.CompiledPolicy).
+	CompiledProgram RoutesProgram = "compiled"
 )
 
 // RoutesRun is one run of a routes case: pods created with Routes routes
@@ -43,7 +60,9 @@ type RoutesRun struct {
 	Repeat int    `json:"repeat"`
 	// Routes in force while the pods were created.
 	Routes int `json:"routes"`
-	Pods   int `json:"pods"`
+	// Program that ran them.
+	Program RoutesProgram `json:"program"`
+	Pods    int           `json:"pods"`
 	// Routed counts the pods that came out of admission with a route's
 	// annotation (all of them with routes, none without).
 	Routed int `json:"routed"`
@@ -72,13 +91,14 @@ type AdmissionQuantiles struct {
 // namespace labelled i.
 const routeLabel = "bench.profilescheduler.io/route"
 
-// RunRoutes runs case c on sched (ours) with routes routes in force: one
-// namespace per route, each selected by its route, and the case's pods
-// spread over them round robin, created as fast as the runner's workers
-// can while the operator is stopped. No node exists: nothing binds,
-// creation alone is measured.
-func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, routes, repeat int) (run *RoutesRun, err error) {
-	run = &RoutesRun{Case: c.Name, Repeat: repeat, Routes: routes}
+// RunRoutes runs case c on sched (ours) with routes routes in force, run
+// by program: one namespace per route of the case's count, each selected
+// by its route (routes past the count come first and select none), and
+// the case's pods spread over them round robin, created as fast as the
+// runner's workers can while the operator is stopped. No node exists:
+// nothing binds, creation alone is measured.
+func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, routes int, program RoutesProgram, repeat int) (run *RoutesRun, err error) {
+	run = &RoutesRun{Case: c.Name, Repeat: repeat, Routes: routes, Program: program}
 	defer func() {
 		if err != nil {
 			run.Error = err.Error()
@@ -93,7 +113,7 @@ func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[stri
 	if err != nil {
 		return run, err
 	}
-	e, err := r.prepare(ctx, c, fmt.Sprintf("%d-routes", routes))
+	e, err := r.prepare(ctx, c, fmt.Sprintf("%d-routes-%s", routes, program))
 	defer r.cleanup(e)
 	if err != nil {
 		return run, err
@@ -124,6 +144,11 @@ func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[stri
 				NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{routeLabel: fmt.Sprint(i)}},
 			},
 		}
+		if i >= count {
+			// Tried first, and selecting no namespace of the run: every
+			// pod is evaluated against them all.
+			route.Spec.Priority = 1
+		}
 		if err := r.CP.Client.Create(ctx, route); err != nil {
 			return run, fmt.Errorf("creating route %s: %w", route.Name, err)
 		}
@@ -141,6 +166,11 @@ func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[stri
 		return run, fmt.Errorf("stopping the operator: %w", err)
 	}
 	defer func() { _ = syscall.Kill(sched.PID(), syscall.SIGCONT) }()
+	if program == CompiledProgram {
+		if err := r.compileRoutes(ctx, namespaces[0]); err != nil {
+			return run, err
+		}
+	}
 
 	pods := make([]*corev1.Pod, n)
 	for i := range pods {
@@ -186,9 +216,62 @@ func (r *Runner) RunRoutes(ctx context.Context, c *workloads.Case, vals map[stri
 	if run.AdmissionMillis, err = r.admissionQuantiles(ctx); err != nil {
 		return run, err
 	}
-	r.logf("%s: %d routes: %.0f pods/s, create p50 %.1f ms p99 %.1f ms, mutating admission p50 %.2f ms p99 %.2f ms",
-		c.Name, routes, run.PodsPerSecond, run.CreateMillis.P50, run.CreateMillis.P99, run.AdmissionMillis.P50, run.AdmissionMillis.P99)
+	r.logf("%s: %d routes (%s): %.0f pods/s, create p50 %.1f ms p99 %.1f ms, mutating admission p50 %.2f ms p99 %.2f ms",
+		c.Name, routes, program, run.PodsPerSecond, run.CreateMillis.P50, run.CreateMillis.P99, run.AdmissionMillis.P50, run.AdmissionMillis.P99)
 	return run, nil
+}
+
+// compileRoutes puts the routes in force as the operator did before they
+// became data: every route compiled into the CEL of the routes policy,
+// which takes no parameter, and waits until a probe pod in namespace
+// shows kube-apiserver runs it.
+func (r *Runner) compileRoutes(ctx context.Context, namespace string) error {
+	var routes v1alpha1.ProfileRouteList
+	if err := r.CP.Client.List(ctx, &routes); err != nil {
+		return err
+	}
+	var profiles v1alpha1.SchedulerProfileList
+	if err := r.CP.Client.List(ctx, &profiles); err != nil {
+		return err
+	}
+	var written v1alpha1.RoutingTable
+	if err := r.CP.Client.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &written); err != nil {
+		return fmt.Errorf("reading the operator's RoutingTable: %w", err)
+	}
+	table, _ := routing.Build(routing.Input{Routes: routes.Items, Profiles: profiles.Items, Protected: written.Spec.ProtectedNamespaces})
+	if len(table.Entries) != len(written.Spec.Routes) {
+		return fmt.Errorf("compiled %d routes, the operator's table has %d", len(table.Entries), len(written.Spec.Routes))
+	}
+	compiled, compiledBinding, revision := table.CompiledPolicy(routing.PolicyName)
+	var policy admissionregistrationv1.MutatingAdmissionPolicy
+	if err := r.CP.Client.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &policy); err != nil {
+		return err
+	}
+	policy.Spec = compiled.Spec
+	if err := r.CP.Client.Update(ctx, &policy); err != nil {
+		return fmt.Errorf("writing the compiled routes policy: %w", err)
+	}
+	var binding admissionregistrationv1.MutatingAdmissionPolicyBinding
+	if err := r.CP.Client.Get(ctx, client.ObjectKey{Name: routing.PolicyName}, &binding); err != nil {
+		return err
+	}
+	binding.Spec = compiledBinding.Spec
+	if err := r.CP.Client.Update(ctx, &binding); err != nil {
+		return fmt.Errorf("writing the compiled routes binding: %w", err)
+	}
+	var seen string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		probe := routing.ProbePod(namespace, routing.PolicyName)
+		if err := r.CP.Client.Create(ctx, probe, client.DryRunAll); err != nil {
+			return false, err
+		}
+		seen = probe.Annotations[routing.RevisionAnnotation]
+		return seen == revision, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the compiled routes policy (revision %s) not in force, a probe shows %q: %w", revision, seen, err)
+	}
+	return nil
 }
 
 // waitRoutesInForce waits until every ProfileRoute is Ready (the operator

@@ -25,12 +25,20 @@ import (
 // running and no nodes (nothing binds, so creation alone is measured),
 // Pods pods of PodTemplate asking for default-scheduler are created as
 // fast as the API server takes them, spread over as many namespaces as
-// there are routes, once with no route and once with Count routes in
-// force (route i selects namespace i and takes its pods to the case's
-// profile), in pairs made back to back, who goes first alternating.
+// there are routes, with no route, with Count routes in force (route i
+// selects namespace i and takes its pods to the case's profile) and with
+// Most (Most-Count more routes, tried first, that select no namespace of
+// the run), each run by the routes program reading the operator's
+// RoutingTable and by the CEL the operator compiled every route into
+// before the routes became data, side by side, who goes first
+// alternating.
 type Routes struct {
-	// Count is how many routes are in force in the "with" runs.
+	// Count is how many routes select the run's namespaces.
 	Count Count `json:"count"`
+	// Most, when set, is a larger number of routes in force in runs of
+	// their own: Count that select the namespaces, after Most-Count that
+	// select none.
+	Most *Count `json:"most,omitempty"`
 	// Pods is how many pods each run creates.
 	Pods Count `json:"pods"`
 	// PodTemplate is the pod created; the harness sets its schedulerName
@@ -40,7 +48,11 @@ type Routes struct {
 
 func (c *Case) validateRoutes(vals map[string]int, d TemplateData) error {
 	x := c.Routes
-	for name, n := range map[string]Count{"count": x.Count, "pods": x.Pods} {
+	counts := map[string]Count{"count": x.Count, "pods": x.Pods}
+	if x.Most != nil {
+		counts["most"] = *x.Most
+	}
+	for name, n := range counts {
 		v, err := n.Value(vals)
 		if err != nil {
 			return fmt.Errorf("routes.%s: %w", name, err)

@@ -21,29 +21,47 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/profile-scheduler/profile-scheduler/test/perf/harness"
 	"github.com/profile-scheduler/profile-scheduler/test/perf/workloads"
 )
 
-// runRoutes makes the runs of a routes case on ours: without and with the
-// case's routes in force, each run on a control plane of its own, who goes
-// first alternating, repeat times. A run that fails is logged and added to
-// b.failures.
+// runRoutes makes the runs of a routes case on ours: without routes, with
+// the case's routes in force and with its most, each by the routes program
+// and by the compiled CEL, each run on a control plane of its own, who
+// goes first alternating, repeat times. A run that fails is logged and
+// added to b.failures.
 func (b *bench) runRoutes(ctx context.Context, c *workloads.Case) error {
 	count, err := c.Routes.Count.Value(b.vals[c.Name])
 	if err != nil {
 		return err
 	}
+	counts := []int{0, count}
+	if c.Routes.Most != nil {
+		most, err := c.Routes.Most.Value(b.vals[c.Name])
+		if err != nil {
+			return err
+		}
+		counts = append(counts, most)
+	}
+	type pair struct {
+		routes  int
+		program harness.RoutesProgram
+	}
+	var runs []pair
+	for _, n := range counts {
+		runs = append(runs, pair{n, harness.CompiledProgram}, pair{n, harness.TableProgram})
+	}
 	for i := range max(1, b.o.repeat) {
-		order := []int{0, count}
+		order := slices.Clone(runs)
 		if i%2 == 1 {
 			slices.Reverse(order)
 		}
-		for _, routes := range order {
-			tag := fmt.Sprintf("%s-%d-routes-%d", c.Name, routes, i+1)
+		for _, p := range order {
+			tag := fmt.Sprintf("%s-%d-routes-%s-%d", c.Name, p.routes, p.program, i+1)
 			err := b.ownRun(ctx, tag, func() error {
 				b.ours.SetRun(tag)
 				b.ours.FeatureGates = c.FeatureGatesFlag()
-				run, err := b.runner.RunRoutes(ctx, c, b.vals[c.Name], b.ours, b.o.schedulerName, routes, i+1)
+				run, err := b.runner.RunRoutes(ctx, c, b.vals[c.Name], b.ours, b.o.schedulerName, p.routes, p.program, i+1)
 				b.rep.Routes = append(b.rep.Routes, run)
 				return err
 			})
