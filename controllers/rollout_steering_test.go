@@ -18,13 +18,17 @@ package controllers_test
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
@@ -174,5 +178,86 @@ var _ = Describe("SchedulerProfile rollout, steered", func() {
 		for _, p := range pods {
 			boundNode(p, timeout)
 		}
+	})
+})
+
+// changeProfile applies change to the latest profile named name, again
+// on a conflict with the operator's own writes.
+func changeProfile(name string, change func(sp *v1alpha1.SchedulerProfile)) *v1alpha1.SchedulerProfile {
+	var sp *v1alpha1.SchedulerProfile
+	Eventually(func() error {
+		sp = getProfile(name)
+		if sp.Annotations == nil {
+			sp.Annotations = map[string]string{}
+		}
+		change(sp)
+		return k8s.Update(suiteCtx, sp)
+	}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
+	return sp
+}
+
+var _ = Describe("SchedulerProfile history", func() {
+	It("keeps the specs that served, undoes to the one before and promotes it at once, and retries a rolled-back generation", func() {
+		const pool = "st-undo"
+		servingOnPool(pool, 2)
+		revisionsOf := func() []appsv1.ControllerRevision {
+			var list appsv1.ControllerRevisionList
+			Expect(k8s.List(suiteCtx, &list, client.MatchingLabels{v1alpha1.LabelProfile: pool})).To(Succeed())
+			slices.SortFunc(list.Items, func(a, b appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
+			return list.Items
+		}
+		Eventually(revisionsOf).WithTimeout(timeout).Should(HaveLen(1), "generation 1 went live")
+
+		By("generation 2 (MostAllocated) goes live at once: revision 2")
+		changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) { sp.Spec.PluginConfig = fitArgs("MostAllocated") })
+		Eventually(func(g Gomega) {
+			revs := revisionsOf()
+			g.Expect(revs).To(HaveLen(2))
+			g.Expect(revs[1].Revision).To(BeEquivalentTo(2))
+			g.Expect(revs[1].Annotations[v1alpha1.AnnotationRevisionGeneration]).To(Equal("2"))
+			g.Expect(revs[1].OwnerReferences).To(HaveLen(1))
+			g.Expect(revs[1].OwnerReferences[0].Name).To(Equal(pool))
+		}).WithTimeout(timeout).Should(Succeed())
+		expectLive(pool, timeout)
+
+		By("undo to revision 1, while generation 2 serves: generation 3 has generation 1's spec, live at once")
+		sp := changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) {
+			sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Minute)}}
+		})
+		Expect(sp.Generation).To(BeEquivalentTo(3), "spec.rollout added")
+		changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) {
+			sp.Annotations[v1alpha1.AnnotationRolloutUndo] = fmt.Sprintf("1@%d", sp.Generation)
+		})
+		Eventually(func(g Gomega) {
+			sp := getProfile(pool)
+			g.Expect(sp.Generation).To(BeEquivalentTo(4))
+			g.Expect(sp.Spec.PluginConfig).To(BeEmpty(), "generation 1's spec")
+			g.Expect(sp.Spec.Rollout).NotTo(BeNil(), "spec.rollout kept")
+			g.Expect(sp.Status.ActiveGeneration).To(BeEquivalentTo(4))
+		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Expect(op.sched.Candidate(pool)).To(BeZero(), "promoted at once: it served before")
+		Eventually(func(g Gomega) {
+			revs := revisionsOf()
+			g.Expect(revs[len(revs)-1].Annotations[v1alpha1.AnnotationRevisionGeneration]).To(Equal("4"))
+			g.Expect(revs[len(revs)-1].Revision).To(BeEquivalentTo(3), "the spec of revision 1 is the newest again")
+		}).WithTimeout(timeout).Should(Succeed())
+		Consistently(func() int64 { return getProfile(pool).Generation }).WithTimeout(2*time.Second).Should(BeEquivalentTo(4), "the annotation left in place undoes nothing twice")
+
+		By("a change rolled back, then retried: rolled out again from its first step")
+		changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) { sp.Spec.PluginConfig = excludingPool(pool) })
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) {
+			sp.Annotations[v1alpha1.AnnotationRolloutAbort] = strconv.FormatInt(sp.Generation, 10)
+		})
+		rolloutIn(pool, v1alpha1.RolloutAborted, timeout)
+		changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) {
+			delete(sp.Annotations, v1alpha1.AnnotationRolloutAbort)
+			sp.Annotations[v1alpha1.AnnotationRolloutRetry] = fmt.Sprintf("%d/1", sp.Generation)
+		})
+		retried := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(retried.Status.Rollout.Step).To(BeEquivalentTo(1))
+		Expect(retried.Status.Rollout.Retried).To(Equal(fmt.Sprintf("%d/1", retried.Generation)))
+		Expect(retried.Status.Rollout.History[0].Reason).To(Equal("Retried"))
+		Expect(op.sched.Candidate(pool)).To(Equal(retried.Generation))
 	})
 })

@@ -73,6 +73,11 @@ type schedulerProfileReconciler struct {
 	// ExtenderSecretsNamespace is the only namespace extender Secrets are
 	// read from (Options.ExtenderSecretsNamespace).
 	ExtenderSecretsNamespace string
+	// HistoryNamespace is where the profiles' histories are kept (the
+	// operator's namespace), read through APIReader; either unset: no
+	// history (schedulerprofile_history.go).
+	HistoryNamespace string
+	APIReader        client.Reader
 
 	// elected, when set, is closed once this replica leads; until then
 	// the replica is a standby and reports ready.
@@ -179,6 +184,9 @@ func (r *schedulerProfileReconciler) reconcile(ctx context.Context, req ctrl.Req
 		if err := r.Client.Patch(ctx, sp, client.MergeFrom(base)); err != nil {
 			return 0, fmt.Errorf("adding finalizer: %w", err)
 		}
+	}
+	if undone, err := r.followUndo(ctx, sp); undone || err != nil {
+		return 0, err
 	}
 	s := newProfileScope(sp)
 	err := r.reconcileNormal(ctx, s)
@@ -392,6 +400,7 @@ func (r *schedulerProfileReconciler) swapIn(ctx context.Context, s *profileScope
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, w.reason, "Apply", "generation %d: %s", sp.Generation, w.message)
 	}
 	log.FromContext(ctx).Info("Profile live", "schedulerName", s.name, "generation", sp.Generation)
+	r.recordRevision(ctx, sp)
 	return nil
 }
 

@@ -45,6 +45,8 @@ type rolloutRun struct {
 	serving    int64
 	// matched counts the attempts the step's canary selector matched.
 	matched int64
+	// retried is the last rollout-retry annotation honoured.
+	retried string
 	// step is the index of the step in progress.
 	step                  int
 	stepStarted, stepEnds time.Time
@@ -236,8 +238,15 @@ func (r *schedulerProfileReconciler) currentRun(ctx context.Context, s *profileS
 		history = r.supersede(s, run, history, now)
 		run = nil
 	}
+	retry, retried := retryRequested(sp, st)
 	if run == nil {
-		if rolledBackBefore(st, sp.Generation, rev) {
+		if rolledBackBefore(st, sp.Generation, rev) && retried {
+			// Rolled out again, from its first step: what rolled it
+			// back may have been transient.
+			history = addHistory(history, sp.Generation, st.Phase, "Retried", fmt.Sprintf("rolled out again (annotation %s=%q) after: %s", v1alpha1.AnnotationRolloutRetry, retry, st.Message), now)
+			st = &v1alpha1.RolloutStatus{History: history, Retried: retry}
+			r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d rolled out again (retry %s)", sp.Generation, retry)
+		} else if rolledBackBefore(st, sp.Generation, rev) {
 			s.rollout = &rolloutOutcome{status: st}
 			s.refuse(rolledBackRefusal(st.Phase, st.Message))
 			return nil, nil
@@ -315,6 +324,9 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 	spec := sp.Spec.Rollout
 	now := r.now().Time
 	run := &rolloutRun{generation: sp.Generation, revision: revision(fp)}
+	if st != nil {
+		run.retried = st.Retried
+	}
 	resumed := st != nil && st.Revision == run.revision && st.Generation == sp.Generation &&
 		(st.Phase == v1alpha1.RolloutProgressing || st.Phase == v1alpha1.RolloutPaused) && st.Step >= 1 && int(st.Step) <= len(spec.Steps)
 	if resumed {
@@ -472,6 +484,7 @@ func (r *schedulerProfileReconciler) promote(ctx context.Context, s *profileScop
 	rolloutStepGauge.WithLabelValues(sp.Name).Set(0)
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventPromoted, "Rollout", "%s; it serves every pod with schedulerName %q", st.Message, s.name)
 	log.FromContext(ctx).Info("Rollout promoted", "generation", run.generation)
+	r.recordRevision(ctx, sp)
 	return nil
 }
 

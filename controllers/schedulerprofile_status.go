@@ -231,6 +231,7 @@ func progressingStatus(run *rolloutRun, spec *v1alpha1.Rollout, history []v1alph
 		StepKind:    v1alpha1.StepCanary,
 		StepStarted: &metav1.Time{Time: run.stepStarted}, StepEnds: &metav1.Time{Time: run.stepEnds},
 		Extensions: run.extensions, Message: run.message, Analysis: run.analysis, Shadow: run.shadow, History: history,
+		Retried: run.retried,
 	}
 	served := servedStep(spec.Steps, run.step)
 	switch {
@@ -273,7 +274,7 @@ func promotedStatus(run *rolloutRun, steps int, history []v1alpha1.RolloutRecord
 		Generation: run.generation, Revision: run.revision, ServingGeneration: run.generation,
 		Phase: v1alpha1.RolloutPromoted, Steps: int32(steps), Summary: "promoted",
 		Message:  fmt.Sprintf("generation %d promoted: %s", run.generation, why),
-		Analysis: run.analysis, Shadow: run.shadow,
+		Analysis: run.analysis, Shadow: run.shadow, Retried: run.retried,
 		History: addHistory(history, run.generation, v1alpha1.RolloutPromoted, v1alpha1.ReasonActive, why, now),
 	}
 }
@@ -290,7 +291,7 @@ func rolledBackStatus(run *rolloutRun, steps int, history []v1alpha1.RolloutReco
 	return &v1alpha1.RolloutStatus{
 		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
 		Phase: phase, Steps: int32(steps), Summary: summary, Message: msg,
-		Analysis: run.analysis, Shadow: run.shadow,
+		Analysis: run.analysis, Shadow: run.shadow, Retried: run.retried,
 		History: addHistory(history, run.generation, phase, reason, msg, now),
 	}
 }

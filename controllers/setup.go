@@ -139,6 +139,11 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		Plugins:               opts.Plugins,
 
 		ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace,
+		HistoryNamespace:         opts.OperatorNamespace,
+		APIReader:                mgr.GetAPIReader(),
+	}
+	if pr.HistoryNamespace == "" {
+		pr.HistoryNamespace = opts.ExtenderSecretsNamespace
 	}
 	if opts.LeaderElection {
 		pr.elected = mgr.Elected()

@@ -39,6 +39,32 @@ const (
 	// generation back: the serving generation stays, as after a failed
 	// analysis.
 	AnnotationRolloutAbort = "scheduling.profilescheduler.io/rollout-abort"
+	// AnnotationRolloutUndo, "<revision>@<generation>", puts the spec of
+	// that revision of the profile's history (kubectl sp rollout history)
+	// back while the profile is at generation <generation>, and promotes
+	// it at once: it served before. spec.rollout and
+	// spec.revisionHistoryLimit stay as they are. A value naming another
+	// generation does nothing, so an annotation left in place (or applied
+	// again by a GitOps tool) undoes nothing twice.
+	AnnotationRolloutUndo = "scheduling.profilescheduler.io/rollout-undo"
+	// AnnotationRolloutRetry, "<generation>/<attempt>", rolls a generation
+	// that was rolled back or aborted out again, from its first step: once
+	// per attempt (status.rollout.retried names the last one honoured).
+	AnnotationRolloutRetry = "scheduling.profilescheduler.io/rollout-retry"
+)
+
+// The history of the specs that served.
+const (
+	// LabelProfile names, on a ControllerRevision, the SchedulerProfile
+	// whose spec it keeps.
+	LabelProfile = "scheduling.profilescheduler.io/profile"
+	// AnnotationRevisionGeneration is the profile's generation whose spec
+	// a ControllerRevision keeps; AnnotationRevisionChangedBy the field
+	// manager that last wrote the spec (kubectl, argocd-controller, ...).
+	AnnotationRevisionGeneration = "scheduling.profilescheduler.io/generation"
+	AnnotationRevisionChangedBy  = "scheduling.profilescheduler.io/changed-by"
+	// DefaultRevisionHistoryLimit is spec.revisionHistoryLimit's default.
+	DefaultRevisionHistoryLimit = 10
 )
 
 // Rollout bounds.
@@ -325,6 +351,10 @@ type RolloutStatus struct {
 	// Shadow is what the new generation judged in the last shadow step.
 	// +optional
 	Shadow *ShadowResult `json:"shadow,omitempty"`
+	// Retried is the last rollout-retry annotation honoured.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Retried string `json:"retried,omitempty"`
 	// History of the last rollouts that ended, newest first.
 	// +optional
 	// +listType=atomic

@@ -68,6 +68,14 @@ type SchedulerProfileSpec struct {
 	// profile, with nothing serving yet, goes live at once.
 	// +optional
 	Rollout *Rollout `json:"rollout,omitempty"`
+	// RevisionHistoryLimit is how many of the specs that served are kept,
+	// as ControllerRevisions owned by the profile in the operator's
+	// namespace, for kubectl sp rollout history and undo. 0 to 50;
+	// default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=50
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
 }
 
 // Plugins lists the plugins enabled and disabled at each extension point.

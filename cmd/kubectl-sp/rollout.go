@@ -69,13 +69,23 @@ remove an annotation of the profile, which the operator acts on:
   scheduling.profilescheduler.io/rollout-abort    "<generation>"
   scheduling.profilescheduler.io/rollout-paused   "true"
 
-A GitOps tool (or kubectl annotate) can set them the same way.`,
+history lists the specs that served (ControllerRevisions the operator keeps);
+undo and retry set, in the same way:
+
+  scheduling.profilescheduler.io/rollout-undo     "<revision>@<generation>"
+  scheduling.profilescheduler.io/rollout-retry    "<generation>/<attempt>"
+
+A GitOps tool (or kubectl annotate) can set them the same way; where one
+applies the profile from Git, the spec in Git still wins over an undo.`,
 		Example: `  kubectl sp rollout status bin-packing
   kubectl sp rollout promote bin-packing
   kubectl sp rollout promote bin-packing --full
   kubectl sp rollout pause bin-packing
   kubectl sp rollout resume bin-packing
-  kubectl sp rollout abort bin-packing`,
+  kubectl sp rollout abort bin-packing
+  kubectl sp rollout history bin-packing
+  kubectl sp rollout undo bin-packing --to-revision 2
+  kubectl sp rollout retry bin-packing`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
@@ -87,6 +97,9 @@ A GitOps tool (or kubectl annotate) can set them the same way.`,
 		newRolloutActionCommand(flags, streams, actionAbort),
 		newRolloutActionCommand(flags, streams, actionPause),
 		newRolloutActionCommand(flags, streams, actionResume),
+		newRolloutHistoryCommand(flags, streams),
+		newRolloutUndoCommand(flags, streams),
+		newRolloutRetryCommand(flags, streams),
 	)
 	return cmd
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -35,4 +36,6 @@ var strictCodecs = serializer.NewCodecFactory(scheme, serializer.EnableStrict)
 
 func init() {
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+	// The profiles' histories are ControllerRevisions.
+	utilruntime.Must(appsv1.AddToScheme(scheme))
 }

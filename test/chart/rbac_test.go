@@ -280,5 +280,51 @@ func TestExtenderSecretsRoleIsDocumented(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	role := find(objs, "Role", "profile-scheduler")
 	g.Expect(role).NotTo(BeNil(), "config/rbac/role.yaml has Role profile-scheduler")
+	// The markers have one namespace for the operator's own Roles
+	// ("system"): the generated Role holds the history's rules too
+	// (TestHistoryRoleIsDocumented), which the chart grants in the release
+	// namespace.
+	history := expand(documentedRules(t, historyRoleHeading, true))
+	g.Expect(permissions(t, role)).To(Equal(sortedUnion(documented, history)))
+}
+
+const historyRoleHeading = "### Role `<fullname>-history` (release namespace)"
+
+// TestHistoryRoleIsDocumented checks that the chart grants the history's
+// ControllerRevisions in the release namespace only, as the README says,
+// and that the markers generate the same rules.
+func TestHistoryRoleIsDocumented(t *testing.T) {
+	g := NewWithT(t)
+	documented := expand(documentedRules(t, historyRoleHeading, true))
+	g.Expect(documented).To(ContainElement("create controllerrevisions.apps"))
+	objs := renderChart(t)
+	role := find(objs, "Role", releaseName+"-history")
+	g.Expect(role).NotTo(BeNil())
+	g.Expect(role.GetNamespace()).To(Equal(namespace))
 	g.Expect(permissions(t, role)).To(Equal(documented))
+	binding := find(objs, "RoleBinding", releaseName+"-history")
+	g.Expect(binding).NotTo(BeNil())
+	var rb rbacv1.RoleBinding
+	g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(binding.Object, &rb)).To(Succeed())
+	g.Expect(rb.Subjects).To(Equal([]rbacv1.Subject{{Kind: "ServiceAccount", Name: releaseName, Namespace: namespace}}))
+	for _, o := range objs {
+		if o.GetKind() == "ClusterRole" {
+			for _, p := range permissions(t, o) {
+				g.Expect(p).NotTo(HaveSuffix(" controllerrevisions.apps"), "ClusterRole %s grants %s cluster-wide", o.GetName(), p)
+			}
+		}
+	}
+	requireGeneratedRole(t)
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "config", "rbac", "role.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	generated, err := decode(data)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(permissions(t, find(generated, "Role", "profile-scheduler"))).To(ContainElements(documented))
+}
+
+// sortedUnion is a and b together, sorted and without duplicates.
+func sortedUnion(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
