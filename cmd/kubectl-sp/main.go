@@ -42,13 +42,30 @@ func main() {
 	}()
 	if err := cmd.ExecuteContext(ctx); err != nil {
 		var code exitError
-		if !errors.As(err, &code) {
+		var coded codedError
+		switch {
+		case errors.As(err, &code):
+		case errors.As(err, &coded):
+			fmt.Fprintln(streams.ErrOut, "error:", err)
+			code = exitError(coded.code)
+		default:
 			fmt.Fprintln(streams.ErrOut, "error:", err)
 			code = 1
 		}
 		os.Exit(int(code))
 	}
 }
+
+// codedError is an error printed as any other, that ends the command
+// with its own exit status (rollout status: rolled back, aborted, timed
+// out).
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e codedError) Error() string { return e.err.Error() }
+func (e codedError) Unwrap() error { return e.err }
 
 // exitError ends the command with its status and prints nothing more:
 // what went wrong was printed already.

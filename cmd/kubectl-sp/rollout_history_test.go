@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +93,36 @@ func TestRenderHistory(t *testing.T) {
 				t.Errorf("line %q lacks %q", lines[i+1], w)
 			}
 		}
+	}
+}
+
+// TestRolloutStatusExitCodes: promoted, rolled back, aborted and a
+// timeout each end rollout status with a status of its own.
+func TestRolloutStatusExitCodes(t *testing.T) {
+	code := func(phase string) int {
+		sp := &v1alpha1.SchedulerProfile{ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: 2}}
+		sp.Status.Rollout = &v1alpha1.RolloutStatus{Generation: 2, Phase: phase}
+		p := rolloutProgress(sp, time.Now())
+		if p.err == nil {
+			return 0
+		}
+		var c codedError
+		if !errors.As(p.err, &c) {
+			t.Fatalf("%s: %v has no exit status of its own", phase, p.err)
+		}
+		return c.code
+	}
+	got := map[string]int{}
+	for _, phase := range []string{v1alpha1.RolloutPromoted, v1alpha1.RolloutRolledBack, v1alpha1.RolloutAborted} {
+		got[phase] = code(phase)
+	}
+	want := map[string]int{v1alpha1.RolloutPromoted: 0, v1alpha1.RolloutRolledBack: exitRolledBack, v1alpha1.RolloutAborted: exitAborted}
+	for phase, c := range want {
+		if got[phase] != c {
+			t.Errorf("%s exits %d, want %d", phase, got[phase], c)
+		}
+	}
+	if exitTimedOut == exitRolledBack || exitTimedOut == exitAborted || exitTimedOut == 0 {
+		t.Errorf("a timeout exits %d, the status of another outcome", exitTimedOut)
 	}
 }

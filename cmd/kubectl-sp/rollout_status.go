@@ -66,8 +66,10 @@ By default it then watches the profile, as kubectl rollout status does,
 printing a line at each change, until the rollout ends:
 
   Promoted                exit 0
-  RolledBack or Aborted   exit 1, with the operator's message (the metric and
+  RolledBack              exit 1, with the operator's message (the metric and
                           both values); the previous generation still serves
+  Aborted                 exit 2, likewise
+  --timeout passed        exit 3
 
 A generation not yet observed by the operator is waited for. A profile whose
 latest generation went live without a rollout (no spec.rollout, or its first
@@ -76,8 +78,14 @@ generation) has no rollout in progress: exit 0; a latest generation refused
 annotation, or by its failed analysis with onFailure: Pause) is waited for.
 
 --watch=false prints once and exits: 0 while the rollout is in progress or
-promoted, 1 when it was rolled back, aborted or refused. --timeout bounds the
-wait (0, the default, waits for ever) and exits 1 when it passes.`,
+promoted, 1 when it was rolled back or refused, 2 when it was aborted.
+--timeout bounds the wait (0, the default, waits for ever) and exits 3 when
+it passes.
+
+While a step runs, the analysis the operator judged at its last look
+(every spec.rollout.analysis.interval) is printed again whenever it
+changes: each metric's value against its bound, Pending until a failure
+is certain or the step ends.`,
 		Example: `  kubectl sp rollout status bin-packing
   kubectl sp rollout status bin-packing --watch=false
   kubectl sp rollout status bin-packing --timeout 15m`,
@@ -167,7 +175,7 @@ func (o *rolloutStatusOptions) Run(ctx context.Context) error {
 		}
 	})
 	if wait.Interrupted(err) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("timed out waiting for the rollout of %s %q after %s: %s", profileResource, o.name, o.timeout, last.state)
+		return codedError{code: exitTimedOut, err: fmt.Errorf("timed out waiting for the rollout of %s %q after %s: %s", profileResource, o.name, o.timeout, last.state)}
 	}
 	return err
 }
@@ -188,6 +196,13 @@ func (o *rolloutStatusOptions) listWatch(c client.WithWatch) cache.ListerWatcher
 		},
 	}
 }
+
+// Exit statuses of rollout status (0: promoted, or no rollout).
+const (
+	exitRolledBack = 1
+	exitAborted    = 2
+	exitTimedOut   = 3
+)
 
 // progress is where the latest generation's rollout stands, as kubectl's
 // status viewers read a Deployment.
@@ -245,15 +260,15 @@ func rolloutProgress(sp *v1alpha1.SchedulerProfile, now time.Time) progress {
 		case v1alpha1.RolloutPromoted:
 			return progress{line: fmt.Sprintf("%s successfully rolled out: generation %d promoted", name, ro.Generation), done: true}
 		case v1alpha1.RolloutRolledBack, v1alpha1.RolloutAborted:
-			what := "rolled back"
+			what, code := "rolled back", exitRolledBack
 			if ro.Phase == v1alpha1.RolloutAborted {
-				what = "aborted"
+				what, code = "aborted", exitAborted
 			}
 			what = fmt.Sprintf("%s rollout of generation %d %s (%s)", name, ro.Generation, what, serves)
 			if message != "" {
 				what += ": " + message
 			}
-			return progress{done: true, err: errors.New(what)}
+			return progress{done: true, err: codedError{code: code, err: errors.New(what)}}
 		default:
 			// Superseded, or a phase this client does not know: the
 			// operator moves on to the next rollout.
