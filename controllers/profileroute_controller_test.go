@@ -417,6 +417,48 @@ var _ = Describe("The routes program, which the installer creates, and its Routi
 		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
 	})
 
+	It("leaves the program and table of another release alone, and each routes by its own table", func() {
+		id := rand.String(5)
+		pack := liveProfile("route-mine-" + id)
+		mine := labelledNamespace("mine", map[string]string{"release": "mine-" + id})
+		theirs := labelledNamespace("theirs", map[string]string{"release": "theirs-" + id})
+		createRoute("mine-"+id, v1alpha1.ProfileRouteSpec{Profile: pack,
+			NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"release": "mine-" + id}}})
+		expectRoute("mine-"+id, v1alpha1.ReasonActive)
+
+		By("another release's program and table, as its chart and operator write them")
+		other := "team-b-" + id + "-routes"
+		policy, binding, err := routing.Program(other)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8s.Create(suiteCtx, policy)).To(Succeed())
+		Expect(k8s.Create(suiteCtx, binding)).To(Succeed())
+		DeferCleanup(func() {
+			Expect(k8s.Delete(suiteCtx, binding)).To(Succeed())
+			Expect(k8s.Delete(suiteCtx, policy)).To(Succeed())
+		})
+		table, _ := routing.Build(routing.Input{Routes: []v1alpha1.ProfileRoute{{ObjectMeta: metav1.ObjectMeta{Name: "theirs"},
+			Spec: v1alpha1.ProfileRouteSpec{Profile: "team-b", WhenProfileNotServing: v1alpha1.ProfileNotServingHold,
+				NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"release": "theirs-" + id}}}}}})
+		params := table.Params(other)
+		Expect(k8s.Create(suiteCtx, params)).To(Succeed())
+		DeferCleanup(func() { Expect(k8s.Delete(suiteCtx, params)).To(Succeed()) })
+		Eventually(func() string { return routedTo(newPod(theirs, "", nil)) }).WithTimeout(timeout).WithPolling(200*time.Millisecond).
+			Should(Equal("team-b theirs"))
+		Expect(routedTo(newPod(mine, "", nil))).To(Equal(pack + " mine-" + id))
+		pr := expectRoute("mine-"+id, v1alpha1.ReasonActive)
+		Expect(pr.Status.Policy).To(Equal(routing.PolicyName))
+
+		By("a probe of each table is stamped by its own program only")
+		probe := routing.ProbePod("default", other)
+		Expect(k8s.Create(suiteCtx, probe, client.DryRunAll)).To(Succeed())
+		Expect(probe.Annotations).To(HaveKeyWithValue(routing.RevisionAnnotation, params.Spec.Revision))
+		Consistently(func(g Gomega) {
+			var got v1alpha1.RoutingTable
+			g.Expect(k8s.Get(suiteCtx, client.ObjectKey{Name: other}, &got)).To(Succeed())
+			g.Expect(got.Spec).To(Equal(params.Spec), "the operator leaves another release's table alone")
+		}).WithTimeout(2 * time.Second).Should(Succeed())
+	})
+
 	It("routes by every selector operator, keys with / and ., and namespaces without labels", func() {
 		id := rand.String(5)
 		pack := liveProfile("route-ops-" + id)

@@ -35,8 +35,34 @@ import (
 	"k8s.io/apiserver/pkg/cel/library"
 	"sigs.k8s.io/yaml"
 
+	"k8s.io/kubernetes/pkg/apis/admissionregistration"
+	admissionregistrationv1conv "k8s.io/kubernetes/pkg/apis/admissionregistration/v1"
+	admissionvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
+
 	"github.com/profile-scheduler/profile-scheduler/config"
 )
+
+// The program and its binding pass kube-apiserver's validation of
+// MutatingAdmissionPolicies (their CEL compiles where it is evaluated: a
+// match condition reads no variable), under any release's name.
+func TestProgramIsValid(t *testing.T) {
+	for _, name := range []string{PolicyName, "team-b-profile-scheduler-routes"} {
+		g := NewWithT(t)
+		policy, binding, err := Program(name)
+		g.Expect(err).NotTo(HaveOccurred())
+		// As kube-apiserver defaults them before it validates.
+		admissionregistrationv1conv.SetObjectDefaults_MutatingAdmissionPolicy(policy)
+		admissionregistrationv1conv.SetObjectDefaults_MutatingAdmissionPolicyBinding(binding)
+		var p admissionregistration.MutatingAdmissionPolicy
+		g.Expect(admissionregistrationv1conv.Convert_v1_MutatingAdmissionPolicy_To_admissionregistration_MutatingAdmissionPolicy(policy, &p, nil)).To(Succeed())
+		g.Expect(admissionvalidation.ValidateMutatingAdmissionPolicy(&p)).To(BeEmpty(), name)
+		var b admissionregistration.MutatingAdmissionPolicyBinding
+		g.Expect(admissionregistrationv1conv.Convert_v1_MutatingAdmissionPolicyBinding_To_admissionregistration_MutatingAdmissionPolicyBinding(binding, &b, nil)).To(Succeed())
+		g.Expect(admissionvalidation.ValidateMutatingAdmissionPolicyBinding(&b)).To(BeEmpty(), name)
+		g.Expect(b.Spec.PolicyName).To(Equal(name))
+		g.Expect(b.Spec.ParamRef.Name).To(Equal(name))
+	}
+}
 
 // The program's estimated CEL cost, with the RoutingTable typed by its
 // CRD's schema (every list at its maxItems, every string at its

@@ -134,7 +134,7 @@ func TestHelmUpgradeFromCRDsDirServesNewFields(t *testing.T) {
 
 	var crds apiextensionsv1.CustomResourceDefinitionList
 	g.Expect(c.List(ctx, &crds)).To(Succeed())
-	g.Expect(crds.Items).To(HaveLen(4))
+	g.Expect(crds.Items).To(HaveLen(5)) // and RoutingTable, new with the upgrade
 	for _, crd := range crds.Items {
 		g.Expect(crd.Annotations).To(HaveKeyWithValue("meta.helm.sh/release-name", releaseName), crd.Name)
 		g.Expect(crd.Annotations).To(HaveKeyWithValue("helm.sh/resource-policy", "keep"), crd.Name)
@@ -144,7 +144,7 @@ func TestHelmUpgradeFromCRDsDirServesNewFields(t *testing.T) {
 	_, err = helmRun("uninstall", releaseName, "--wait")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(c.List(ctx, &crds)).To(Succeed())
-	g.Expect(crds.Items).To(HaveLen(4))
+	g.Expect(crds.Items).To(HaveLen(5))
 	var profile v1alpha1.SchedulerProfile
 	g.Expect(c.Get(ctx, client.ObjectKey{Name: "after-upgrade"}, &profile)).To(Succeed())
 	g.Expect(profile.Spec.Rollout).NotTo(BeNil())
