@@ -442,7 +442,7 @@ var _ = Describe("The routes program, which the installer creates, and its Routi
 		params := table.Params(other)
 		Expect(k8s.Create(suiteCtx, params)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(suiteCtx, params)).To(Succeed()) })
-		Eventually(func() string { return routedTo(newPod(theirs, "", nil)) }).WithTimeout(timeout).WithPolling(200*time.Millisecond).
+		Eventually(func() string { return routedTo(newPod(theirs, "", nil)) }).WithTimeout(timeout).WithPolling(200 * time.Millisecond).
 			Should(Equal("team-b theirs"))
 		Expect(routedTo(newPod(mine, "", nil))).To(Equal(pack + " mine-" + id))
 		pr := expectRoute("mine-"+id, v1alpha1.ReasonActive)
