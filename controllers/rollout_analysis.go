@@ -141,24 +141,28 @@ func analyze(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWi
 		}
 	}
 	if shadowStep {
-		sh := w.Shadow
+		agreed, placed, judged := shadowAgreement(w.Shadow)
 		m := v1alpha1.RolloutMetric{Metric: metricShadowAgreement, Threshold: ">= " + ratio(b.minShadowAgreement),
-			Samples: sh.ServingPlaced, ServingSamples: sh.Judged}
+			Samples: placed, ServingSamples: judged}
 		agreement := 1.0
-		if sh.ServingPlaced > 0 {
-			agreement = float64(sh.FeasibleWhereServingPlaced) / float64(sh.ServingPlaced)
+		if placed > 0 {
+			agreement = float64(agreed) / float64(placed)
 		}
 		m.New, m.Serving = ratio(agreement), "1"
 		switch {
-		case sh.Judged < b.minSamples:
+		case judged < b.minSamples:
 			m.Verdict = verdictInsufficient
 		case agreement < b.minShadowAgreement:
 			m.Verdict = verdictFail
 		default:
 			m.Verdict = verdictPass
 		}
-		add(m, fmt.Sprintf("ShadowAgreement %s < %s: the new generation finds %d of the %d pods the serving one placed feasible on the same node",
-			ratio(agreement), ratio(b.minShadowAgreement), sh.FeasibleWhereServingPlaced, sh.ServingPlaced))
+		what := "pods"
+		if w.Shadow.Groups.Judged > 0 {
+			what = "pods and pod groups (a group agreed when placed, every member)"
+		}
+		add(m, fmt.Sprintf("ShadowAgreement %s < %s: the new generation finds %d of the %d %s the serving one placed feasible on the same node",
+			ratio(agreement), ratio(b.minShadowAgreement), agreed, placed, what))
 	} else {
 		c, s := w.Candidate, w.Serving
 		enough := c.Attempts >= b.minSamples
@@ -238,9 +242,9 @@ func lookAt(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWin
 				certain = (low+unschedulableFloor)/(high+unschedulableFloor) > b.maxUnschedulableRatio
 			}
 		case metricShadowAgreement:
-			sh := w.Shadow
-			if sh.Judged >= b.minSamples && sh.ServingPlaced > 0 {
-				_, high := wilson(sh.FeasibleWhereServingPlaced, sh.ServingPlaced, z)
+			agreed, placed, judged := shadowAgreement(w.Shadow)
+			if judged >= b.minSamples && placed > 0 {
+				_, high := wilson(agreed, placed, z)
 				certain = high < b.minShadowAgreement
 			}
 		}
@@ -254,6 +258,15 @@ func lookAt(a *v1alpha1.RolloutAnalysis, shadowStep bool, w scheduler.RolloutWin
 		out.metrics = append(out.metrics, m)
 	}
 	return out
+}
+
+// shadowAgreement counts what a shadow's agreement is judged on: the pods
+// and the pod groups (each one sample, all or nothing) the serving
+// generation placed, those the new generation agrees with (a pod feasible
+// on the same node, a group placed), and all it judged.
+func shadowAgreement(sh scheduler.ShadowCounts) (agreed, placed, judged int64) {
+	g := sh.Groups
+	return sh.FeasibleWhereServingPlaced + g.PlacedWhereServingPlaced, sh.ServingPlaced + g.ServingPlaced, sh.Judged + g.Judged
 }
 
 // looksIn is how many looks a window of d allows at interval.

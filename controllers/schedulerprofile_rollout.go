@@ -627,6 +627,10 @@ func shadowResult(c scheduler.ShadowCounts) *v1alpha1.ShadowResult {
 		Judged: c.Judged, SameNode: c.SameNode, FeasibleWhereServingPlaced: c.FeasibleWhereServingPlaced,
 		ServingPlaced: c.ServingPlaced, WouldPlace: c.WouldPlace, WouldNotPlace: c.WouldNotPlace, Skipped: c.Skipped,
 	}
+	if g := c.Groups; g.Judged > 0 {
+		out.Groups = &v1alpha1.ShadowGroupResult{Judged: g.Judged, ServingPlaced: g.ServingPlaced, PlacedWhereServingPlaced: g.PlacedWhereServingPlaced,
+			WouldPlace: g.WouldPlace, WouldNotPlace: g.WouldNotPlace}
+	}
 	for _, d := range c.Disagreements {
 		out.Disagreements = append(out.Disagreements, v1alpha1.ShadowDisagreement{Pod: d.Pod, ServingNode: d.ServingNode, NewNode: d.NewNode, Plugin: d.Plugin})
 	}

@@ -186,3 +186,14 @@ var (
 func generationsCollectors() []prometheus.Collector {
 	return []prometheus.Collector{activeProfiles}
 }
+
+// offerShadowGroup hands the members of a pod group the serving
+// generation lp's pod-group cycle decided to the shadow of its name, if a
+// shadow step runs.
+func (g *generations) offerShadowGroup(lp *liveProfile, namespace, name string, members []ShadowMember) {
+	r := g.rollout(lp.applied.SchedulerName)
+	if r == nil || r.shadow == nil || g.serving(lp.applied.SchedulerName) != lp {
+		return
+	}
+	r.shadow.offerGroup(namespace, name, members)
+}

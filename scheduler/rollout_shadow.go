@@ -38,6 +38,29 @@ import (
 // when it found none; the pod is judged as if it were not there.
 type ShadowJudge interface {
 	JudgeShadow(ctx context.Context, gen *Generation, pod *v1.Pod, servingNode string) (ShadowVerdict, error)
+	// JudgeShadowGroup judges the members of the pod group
+	// namespace/name that the serving generation's pod-group cycle placed
+	// (each on its ServingNode) or found unschedulable (none placed), all
+	// or nothing, as the pod-group cycle does: as if none were placed.
+	JudgeShadowGroup(ctx context.Context, gen *Generation, namespace, name string, members []ShadowMember) (ShadowGroupVerdict, error)
+}
+
+// ShadowMember is a member of a pod group the serving generation's cycle
+// decided: the node it placed it on, empty when it placed none.
+type ShadowMember struct {
+	Pod         *v1.Pod
+	ServingNode string
+}
+
+// ShadowGroupVerdict is a candidate's judgement of a pod group.
+type ShadowGroupVerdict struct {
+	// Placed: the candidate's pod-group cycle places every member.
+	Placed bool
+	// SameNodes counts the members it places where the serving
+	// generation did.
+	SameNodes int
+	// Message says why it places none, when it does not.
+	Message string
 }
 
 // ShadowVerdict is a candidate's judgement of one pod.
@@ -74,16 +97,39 @@ type shadow struct {
 	counts ShadowCounts
 }
 
+// shadowPod is what the shadow judges: a pod, or the members of a pod
+// group (group set, pod nil).
 type shadowPod struct {
-	pod  *v1.Pod
-	node string
+	pod   *v1.Pod
+	node  string
+	group *shadowGroup
+}
+
+// shadowGroup is a pod group whose members the serving generation's
+// pod-group cycle decided.
+type shadowGroup struct {
+	namespace, name string
+	members         []ShadowMember
+}
+
+// servingPlaced reports whether the serving generation placed the group.
+func (g *shadowGroup) servingPlaced() bool {
+	return len(g.members) > 0 && !slices.ContainsFunc(g.members, func(m ShadowMember) bool { return m.ServingNode == "" })
 }
 
 // offer hands a pod to the shadow without waiting: when its queue is
 // full, the pod is skipped.
-func (sh *shadow) offer(pod *v1.Pod, node string) {
+func (sh *shadow) offer(pod *v1.Pod, node string) { sh.put(shadowPod{pod: pod, node: node}) }
+
+// offerGroup hands a pod group's members to the shadow, to be judged
+// together, without waiting.
+func (sh *shadow) offerGroup(namespace, name string, members []ShadowMember) {
+	sh.put(shadowPod{group: &shadowGroup{namespace: namespace, name: name, members: members}})
+}
+
+func (sh *shadow) put(p shadowPod) {
 	select {
-	case sh.pods <- shadowPod{pod: pod, node: node}:
+	case sh.pods <- p:
 	default:
 		sh.mu.Lock()
 		sh.counts.Skipped++
@@ -100,6 +146,33 @@ func (sh *shadow) window(reset bool) ShadowCounts {
 		sh.counts = ShadowCounts{}
 	}
 	return c
+}
+
+// noteGroup counts the judgement v of the group g, apart from pods.
+func (sh *shadow) noteGroup(g *shadowGroup, v ShadowGroupVerdict) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	c := &sh.counts.Groups
+	c.Judged++
+	switch {
+	case g.servingPlaced() && v.Placed:
+		c.ServingPlaced++
+		c.PlacedWhereServingPlaced++
+	case g.servingPlaced():
+		c.ServingPlaced++
+		c.WouldNotPlace++
+	case v.Placed:
+		c.WouldPlace++
+	}
+	if g.servingPlaced() != v.Placed && len(sh.counts.Disagreements) < maxDisagreements {
+		d := ShadowDisagreement{Pod: "podgroup " + g.namespace + "/" + g.name, Plugin: v.Message}
+		if g.servingPlaced() {
+			d.ServingNode = "all members placed"
+		} else {
+			d.NewNode = "all members placed"
+		}
+		sh.counts.Disagreements = append(sh.counts.Disagreements, d)
+	}
 }
 
 func (sh *shadow) note(p shadowPod, v ShadowVerdict) {
@@ -156,6 +229,16 @@ func (sh *shadow) run(ctx context.Context) {
 			if j == nil || !sh.candidate.acquire() {
 				continue
 			}
+			if p.group != nil {
+				v, err := sh.judgeGroup(ctx, *j, p.group)
+				sh.candidate.release(logger)
+				if err != nil {
+					logger.V(3).Info("Shadow judgement failed", "podGroup", p.group.namespace+"/"+p.group.name, "err", err)
+					continue
+				}
+				sh.noteGroup(p.group, v)
+				continue
+			}
 			v, err := sh.judgeOne(ctx, *j, p)
 			sh.candidate.release(logger)
 			if err != nil {
@@ -188,4 +271,19 @@ func (sh *shadow) judgeOne(ctx context.Context, j ShadowJudge, p shadowPod) (v S
 		}
 	}()
 	return j.JudgeShadow(ctx, &Generation{lp: candidate}, p.pod, p.node)
+}
+
+// judgeGroup judges the group g with the shadow's candidate, its panics
+// contained as judgeOne's are.
+func (sh *shadow) judgeGroup(ctx context.Context, j ShadowJudge, g *shadowGroup) (v ShadowGroupVerdict, err error) {
+	candidate := sh.candidate
+	ctx = context.WithValue(ctx, candidateKey{}, candidate.stats)
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+			klog.FromContext(ctx).Error(err, "A plugin of a rollout's candidate panicked in the shadow's judgement of a pod group", "podGroup", g.namespace+"/"+g.name)
+			candidate.stats.panicked()
+		}
+	}()
+	return j.JudgeShadowGroup(ctx, &Generation{lp: candidate}, g.namespace, g.name, g.members)
 }

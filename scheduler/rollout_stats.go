@@ -192,10 +192,22 @@ func observeGeneration(profile, role string, o outcome, latency time.Duration) {
 // ShadowCounts count what the candidate judged in a shadow window.
 type ShadowCounts struct {
 	Judged, SameNode, FeasibleWhereServingPlaced, ServingPlaced, WouldPlace, WouldNotPlace int64
-	// Skipped: pods offered while the shadow's queue was full.
+	// Skipped: pods (and groups) offered while the shadow's queue was
+	// full.
 	Skipped int64
+	// Groups count the pod groups judged, apart from pods: a group's
+	// members are judged together, all or nothing.
+	Groups ShadowGroupCounts
 	// Disagreements are the first pods judged otherwise.
 	Disagreements []ShadowDisagreement
+}
+
+// ShadowGroupCounts count the pod groups a shadow judged: those the
+// serving generation placed (every member), of them those the candidate
+// places too, those it places nowhere, and those the serving generation
+// could not place that the candidate would.
+type ShadowGroupCounts struct {
+	Judged, ServingPlaced, PlacedWhereServingPlaced, WouldPlace, WouldNotPlace int64
 }
 
 // ShadowDisagreement is a pod the candidate judged otherwise.

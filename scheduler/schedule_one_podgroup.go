@@ -286,8 +286,15 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 		completePodGroupAlgorithmResult(ctx, infos, framework.NewCycleState(), result)
 	}
 	var scheduledPods, unschedulablePods int
+	members := make([]ShadowMember, 0, len(infos))
+	defer func() { l.gens.offerShadowGroup(prof, result.podGroupInfo.Namespace, result.podGroupInfo.Name, members) }()
 	for i, p := range infos {
 		podResult := result.podResults[i]
+		member := ShadowMember{Pod: p.Pod}
+		if result.status.IsSuccess() {
+			member.ServingNode = podResult.scheduleResult.suggestedHost
+		}
+		members = append(members, member)
 		podCtx := podResult.podCtx
 		ctx := klog.NewContext(ctx, podCtx.logger)
 		podStart := time.Now().Add(-podResult.schedulingDuration)

@@ -407,12 +407,35 @@ type ShadowResult struct {
 	// counts are a sample).
 	// +optional
 	Skipped int64 `json:"skipped,omitempty"`
+	// Groups counts the pod groups judged, apart from the pods above: a
+	// group's members are judged together, all or nothing, as the
+	// pod-group cycle places them.
+	// +optional
+	Groups *ShadowGroupResult `json:"groups,omitempty"`
 	// Disagreements: the first pods the new generation judged otherwise,
 	// and the plugin that refused the serving generation's node.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=5
 	Disagreements []ShadowDisagreement `json:"disagreements,omitempty"`
+}
+
+// ShadowGroupResult counts the pod groups the new generation judged in a
+// shadow step.
+type ShadowGroupResult struct {
+	// Judged groups.
+	Judged int64 `json:"judged"`
+	// ServingPlaced: groups the serving generation placed (every member).
+	ServingPlaced int64 `json:"servingPlaced"`
+	// PlacedWhereServingPlaced: of those, groups the new generation
+	// places too, every member.
+	PlacedWhereServingPlaced int64 `json:"placedWhereServingPlaced"`
+	// WouldPlace: groups the serving generation could not place that the
+	// new one would.
+	WouldPlace int64 `json:"wouldPlace"`
+	// WouldNotPlace: groups the serving generation placed that the new
+	// one places no member of.
+	WouldNotPlace int64 `json:"wouldNotPlace"`
 }
 
 // ShadowDisagreement is one pod the new generation judged otherwise.

@@ -87,3 +87,64 @@ func (rs *Reviews) judgeShadow(ctx context.Context, gen *scheduler.Generation, p
 	}
 	return v, nil
 }
+
+// JudgeShadowGroup judges the members of the pod group namespace/name
+// with gen, a rollout's candidate, all or nothing, as the pod-group cycle
+// would (the pod-group algorithm on the shadows' snapshot, the members
+// taken off the nodes the serving generation placed them on): whether it
+// places every member, and how many where the serving generation did.
+// Preemption is not run. Nothing live is touched.
+func (rs *Reviews) JudgeShadowGroup(ctx context.Context, gen *scheduler.Generation, namespace, name string, members []scheduler.ShadowMember) (v scheduler.ShadowGroupVerdict, err error) {
+	pprof.Do(ctx, pprof.Labels("work", "shadow"), func(ctx context.Context) {
+		v, err = rs.judgeShadowGroup(ctx, gen, namespace, name, members)
+	})
+	return v, err
+}
+
+func (rs *Reviews) judgeShadowGroup(ctx context.Context, gen *scheduler.Generation, namespace, name string, members []scheduler.ShadowMember) (scheduler.ShadowGroupVerdict, error) {
+	var v scheduler.ShadowGroupVerdict
+	if !rs.host.HasSynced() {
+		return v, ErrNotReady
+	}
+	rc, err := rs.startReviewCycle(ctx, rs.shadows, nil, gen)
+	if err != nil {
+		return v, err
+	}
+	defer rc.end()
+	logger := klog.FromContext(ctx)
+	pending := make([]*v1.Pod, 0, len(members))
+	serving := make(map[string]string, len(members))
+	for _, m := range members {
+		p := m.Pod.DeepCopy()
+		if m.ServingNode != "" {
+			p.Spec.NodeName = m.ServingNode
+			if err := rc.removePod(logger, p); err != nil {
+				logger.V(4).Info("The judged member is not on its node in the snapshot", "pod", klog.KObj(p), "node", m.ServingNode, "err", err)
+			}
+		}
+		p.Spec.NodeName = ""
+		serving[p.Name] = m.ServingNode
+		pending = append(pending, p)
+	}
+	placed, err := rs.placeGroup(ctx, rc, namespace, name, pending)
+	if err != nil {
+		return v, err
+	}
+	v.Placed = len(placed) == len(members)
+	for _, p := range placed {
+		if p.Node == "" {
+			v.Placed = false
+			if v.Message == "" {
+				v.Message = p.Message
+			}
+			continue
+		}
+		if p.Node == serving[p.Name] {
+			v.SameNodes++
+		}
+	}
+	if !v.Placed {
+		v.SameNodes = 0
+	}
+	return v, nil
+}
