@@ -129,6 +129,10 @@ fuzz: ## Run each fuzz target for FUZZTIME on top of its corpus; a crasher is ke
 	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
+.PHONY: test-review-memory
+test-review-memory: envtest-assets ## Measure the operator's peak RSS while it answers the largest review the schema admits, and twenty at once (a few minutes; not part of test).
+	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -C $(TEST_MODULE) -tags reviewmemory $(GOTEST_FLAGS) ./e2e -args -ginkgo.focus='largest review' -ginkgo.v
+
 .PHONY: test-race
 test-race: envtest-assets ## Run the scheduler's tests under the race detector.
 	KUBEBUILDER_ASSETS=$(K8SBIN) $(GO) test -race $(GOTEST_FLAGS) ./scheduler/...

@@ -129,7 +129,7 @@ func movedByDrain(pod *v1.Pod) bool {
 
 // queuedCopy is pod pending again, queued at now.
 func queuedCopy(pod *v1.Pod, now time.Time) (*framework.QueuedPodInfo, error) {
-	pod = pod.DeepCopy()
+	pod = shallowCopy(pod)
 	pod.Spec.NodeName = ""
 	pod.Status.NominatedNodeName = ""
 	pi, err := framework.NewPodInfo(pod)
@@ -137,6 +137,16 @@ func queuedCopy(pod *v1.Pod, now time.Time) (*framework.QueuedPodInfo, error) {
 		return nil, err
 	}
 	return &framework.QueuedPodInfo{PodInfo: pi, QueueingParams: framework.QueueingParams{Timestamp: now}}, nil
+}
+
+// shallowCopy copies pod's top-level fields, sharing its maps and slices
+// (labels, annotations, containers), which a review never writes: a
+// review sets a copy's name, UID, schedulingGroup, nodeName or nominated
+// node only. A scenario holds a copy per replica and places a copy per
+// run; deep copies of a template's metadata were most of its memory.
+func shallowCopy(pod *v1.Pod) *v1.Pod {
+	c := *pod
+	return &c
 }
 
 // nodeShape is the node a shape copies: the cluster's node FromNode, or
@@ -276,7 +286,7 @@ func (rs *Reviews) planScenario(rc *cycle, sc *Scenario, base []fwk.NodeInfo) (*
 		}
 		entry := make([]*framework.QueuedPodInfo, 0, e.Replicas)
 		for j := range e.Replicas {
-			pod := e.Template.DeepCopy()
+			pod := shallowCopy(e.Template)
 			pod.Name = e.Template.Name + "-" + strconv.Itoa(j+1)
 			pod.UID = types.UID(string(e.Template.UID) + "-" + strconv.Itoa(j+1))
 			if e.MinCount > 0 {

@@ -141,7 +141,7 @@ func (rc *cycle) place(ctx context.Context, pending []*framework.QueuedPodInfo, 
 			}
 			continue
 		}
-		pod := qp.Pod.DeepCopy()
+		pod := shallowCopy(qp.Pod)
 		res := WhatIfPod{Namespace: pod.Namespace, Name: pod.Name}
 		r, err := rc.evaluate(ctx, pod)
 		switch {
