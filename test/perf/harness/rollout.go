@@ -533,14 +533,14 @@ func (r *Runner) blast(ctx context.Context, c *workloads.Case, vals map[string]i
 	if percent > 0 {
 		var gen int64
 		gen, applied, err = ps.ApplyRollout(ctx, bad, &v1alpha1.Rollout{
-			Steps:    []v1alpha1.RolloutStep{{Canary: &v1alpha1.CanaryStep{Percent: int32(percent), Duration: metav1.Duration{Duration: rv.Step}}}},
+			Steps:    []v1alpha1.RolloutStep{{Canary: &v1alpha1.CanaryStep{Percent: int32(percent), Duration: metav1.Duration{Duration: rv.BlastStep}}}},
 			Analysis: &v1alpha1.RolloutAnalysis{MinSamples: ptr.To(int32(rv.MinSamples))},
 		})
 		if err != nil {
 			return run, err
 		}
 		run.Generation = gen
-		seen, werr := ps.Watcher().WaitRollout(ctx, rolloutTimeout(rv.Step, 1), rolloutEnded(gen))
+		seen, werr := ps.Watcher().WaitRollout(ctx, rolloutTimeout(rv.BlastStep, 1), rolloutEnded(gen))
 		badUntil = time.Now()
 		if werr == nil {
 			badUntil = seen.At

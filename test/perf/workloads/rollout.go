@@ -56,6 +56,10 @@ type Rollout struct {
 	Rate Count `json:"rate"`
 	// StepSeconds is every step's duration (at least 10, the API's least).
 	StepSeconds Count `json:"stepSeconds"`
+	// BlastStepSeconds is the bad change's canary step, StepSeconds when
+	// unset: a long one shows the analysis that runs while the step does
+	// (the canary rolled back long before the step's end).
+	BlastStepSeconds Count `json:"blastStepSeconds,omitempty"`
 	// CanaryPercent is the bad change's canary share, PromotePercent the
 	// good change's.
 	CanaryPercent  Count `json:"canaryPercent"`
@@ -75,7 +79,7 @@ const MinStepSeconds = 10
 // RolloutValues are a rollout case's counts, resolved.
 type RolloutValues struct {
 	PoolNodes, Rate, CanaryPercent, PromotePercent, MinSamples int
-	Step, Warmup, After, Drain                                 time.Duration
+	Step, BlastStep, Warmup, After, Drain                      time.Duration
 }
 
 // Values resolves the counts against vals.
@@ -93,6 +97,10 @@ func (x *Rollout) Values(vals map[string]int) (RolloutValues, error) {
 	v.CanaryPercent, v.PromotePercent = num("canaryPercent", x.CanaryPercent), num("promotePercent", x.PromotePercent)
 	v.MinSamples = num("minSamples", x.MinSamples)
 	v.Step = time.Duration(num("stepSeconds", x.StepSeconds)) * time.Second
+	v.BlastStep = v.Step
+	if x.BlastStepSeconds != (Count{}) {
+		v.BlastStep = time.Duration(num("blastStepSeconds", x.BlastStepSeconds)) * time.Second
+	}
 	v.Warmup = time.Duration(num("warmupMillis", x.WarmupMillis)) * time.Millisecond
 	v.After = time.Duration(num("afterSeconds", x.AfterSeconds)) * time.Second
 	v.Drain = time.Duration(num("drainSeconds", x.DrainSeconds)) * time.Second
@@ -110,6 +118,8 @@ func (c *Case) validateRollout(vals map[string]int, d TemplateData) error {
 		return errors.New("rollout: poolNodes and rate must be positive")
 	case v.Step < MinStepSeconds*time.Second || v.Step > 24*time.Hour:
 		return fmt.Errorf("rollout.stepSeconds must be %d to 86400, got %s", MinStepSeconds, v.Step)
+	case v.BlastStep < MinStepSeconds*time.Second || v.BlastStep > 24*time.Hour:
+		return fmt.Errorf("rollout.blastStepSeconds must be %d to 86400, got %s", MinStepSeconds, v.BlastStep)
 	case v.CanaryPercent < 1 || v.CanaryPercent > 99 || v.PromotePercent < 1 || v.PromotePercent > 99:
 		return errors.New("rollout: canaryPercent and promotePercent must be 1 to 99")
 	case v.MinSamples < 0 || v.Warmup < 0 || v.After < 0 || v.Drain <= 0:
