@@ -75,6 +75,12 @@ type v1Configuration struct {
 // converted to the internal type; then the upstream validator checks it,
 // together with the profile's extenders.
 func convertProfile(sp *v1alpha1.SchedulerProfile, extenders []config.Extender) (*config.KubeSchedulerProfile, *Refusal) {
+	for i, pc := range sp.Spec.PluginConfig {
+		if n := len(pc.Args.Raw); n > v1alpha1.MaxPluginArgsBytes {
+			return nil, refuse(v1alpha1.ReasonInvalidPluginArgs, "plugin %s: spec.pluginConfig[%d].args: %d bytes of JSON, more than the %d a plugin's args may take",
+				pc.Name, i, n, v1alpha1.MaxPluginArgsBytes)
+		}
+	}
 	doc := v1Configuration{
 		APIVersion: configv1.SchemeGroupVersion.String(),
 		Kind:       "KubeSchedulerConfiguration",

@@ -25,6 +25,9 @@ import (
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 )
 
+// maxExtenderProfiles bounds status.profiles, as the schema does.
+const maxExtenderProfiles = 1000
+
 // extenderStatus computes the status of an ExtenderConfig from the outcome
 // of building its upstream extender (refusal nil: it builds) and the
 // profiles that reference it. It is pure.
@@ -35,6 +38,8 @@ func extenderStatus(st v1alpha1.ExtenderConfigStatus, generation int64, urlPrefi
 	if len(profiles) > 0 {
 		st.Profiles = append([]string(nil), profiles...)
 		sort.Strings(st.Profiles)
+		// The schema's maximum (status.profiles).
+		st.Profiles = first(st.Profiles, maxExtenderProfiles)
 	}
 	if refusal == nil {
 		setCondition(&st.Conditions, generation, v1alpha1.ConditionReconciling, metav1.ConditionFalse, v1alpha1.ReasonActive, "", now)

@@ -58,6 +58,7 @@ func reviewStatus(sr *v1alpha1.SchedulingReview, o reviewOutcome, now metav1.Tim
 	st.SnapshotNodes = int32(r.SnapshotNodes)
 	msg := "evaluated on " + plural(r.SnapshotNodes, "node") + "; " + questionOf(sr.Spec).answer(sr, r, &st)
 	setCondition(&st.Conditions, sr.Generation, v1alpha1.ConditionComplete, metav1.ConditionTrue, v1alpha1.ReasonAnswered, msg, now)
+	boundReviewStatus(&st)
 	return st
 }
 

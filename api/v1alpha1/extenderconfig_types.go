@@ -68,6 +68,7 @@ type ExtenderConfigSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('5m')",message="httpTimeout must be greater than 0s and at most 5m"
+	// +kubebuilder:validation:MaxLength=32
 	HTTPTimeout *metav1.Duration `json:"httpTimeout,omitempty"`
 	// NodeCacheCapable extenders receive node names only, not whole nodes.
 	// +optional
@@ -148,10 +149,13 @@ type ExtenderConfigStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// Profiles are the SchedulerProfiles that reference this extender.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=253
 	Profiles []string `json:"profiles,omitempty"`
 }
 

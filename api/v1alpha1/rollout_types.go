@@ -106,6 +106,8 @@ type Rollout struct {
 	// (onFailure: Pause) waits for a person: past it, it is rolled back.
 	// Unset: it waits until promoted or aborted. 10s to 168h.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	PauseTimeout *metav1.Duration `json:"pauseTimeout,omitempty"`
 }
 
@@ -144,6 +146,8 @@ type RolloutStep struct {
 type PauseStep struct {
 	// Duration of the pause, 10s to 168h; unset: until promoted.
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Duration *metav1.Duration `json:"duration,omitempty"`
 	// OnTimeout is what the end of Duration does: Continue (the default)
 	// goes on to the next step; Rollback rolls the rollout back (a gate
@@ -163,6 +167,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="duration(self.duration) >= duration('10s') && duration(self.duration) <= duration('24h')",message="duration must be between 10s and 24h",fieldPath=".duration"
 type ShadowStep struct {
 	// Duration of the step's window, 10s to 24h.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Duration metav1.Duration `json:"duration"`
 }
 
@@ -183,6 +189,8 @@ type CanaryStep struct {
 	// +optional
 	Selector *CanarySelector `json:"selector,omitempty"`
 	// Duration of the step's window, 10s to 24h.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Duration metav1.Duration `json:"duration"`
 }
 
@@ -211,6 +219,8 @@ type RolloutAnalysis struct {
 	// the edge of its confidence interval (a sequential rule, so that
 	// early looks do not add false rollbacks: see docs/rollout.md).
 	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
 	Interval *metav1.Duration `json:"interval,omitempty"`
 	// MaxUnschedulableRatio bounds the new generation's share of
 	// unschedulable attempts divided by the serving one's, each share
@@ -292,12 +302,14 @@ type RolloutStatus struct {
 	// the ExtenderConfigs it references. A change of either starts a new
 	// rollout.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Revision string `json:"revision,omitempty"`
 	// ServingGeneration is the generation serving the pods the new one
 	// does not.
 	// +optional
 	ServingGeneration int64 `json:"servingGeneration,omitempty"`
 	// Phase: Progressing, Paused, Promoted, RolledBack or Aborted.
+	// +kubebuilder:validation:MaxLength=64
 	Phase string `json:"phase"`
 	// Step is the step in progress, 1-based; 0 once the rollout ended.
 	// +optional
@@ -307,6 +319,7 @@ type RolloutStatus struct {
 	Steps int32 `json:"steps,omitempty"`
 	// StepKind is Shadow, Canary or Pause.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	StepKind string `json:"stepKind,omitempty"`
 	// Percent of the pods the new generation schedules in this step.
 	// +optional
@@ -339,14 +352,17 @@ type RolloutStatus struct {
 	Extensions int32 `json:"extensions,omitempty"`
 	// Summary is the step in a few words (the ROLLOUT column).
 	// +optional
+	// +kubebuilder:validation:MaxLength=1024
 	Summary string `json:"summary,omitempty"`
 	// Message says what happened last, naming the metric that decided.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Message string `json:"message,omitempty"`
 	// Analysis is the last analysis judged, per metric.
 	// +optional
 	// +listType=map
 	// +listMapKey=metric
+	// +kubebuilder:validation:MaxItems=16
 	Analysis []RolloutMetric `json:"analysis,omitempty"`
 	// Shadow is what the new generation judged in the last shadow step.
 	// +optional
@@ -365,14 +381,18 @@ type RolloutStatus struct {
 // RolloutMetric is one metric of an analysis.
 type RolloutMetric struct {
 	// Metric: UnschedulableRatio, LatencyP99Ratio, Errors, ShadowAgreement.
+	// +kubebuilder:validation:MaxLength=253
 	Metric string `json:"metric"`
 	// New and Serving are the metric's values for the new generation and
 	// the serving one; Threshold is the bound it is judged against.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	New string `json:"new,omitempty"`
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	Serving string `json:"serving,omitempty"`
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	Threshold string `json:"threshold,omitempty"`
 	// Samples of the new generation and of the serving one.
 	// +optional
@@ -381,6 +401,7 @@ type RolloutMetric struct {
 	ServingSamples int64 `json:"servingSamples,omitempty"`
 	// Verdict: Pass, Fail, or Insufficient (fewer samples than minSamples);
 	// Pending while the step runs and no failure is certain yet.
+	// +kubebuilder:validation:MaxLength=64
 	Verdict string `json:"verdict"`
 }
 
@@ -441,15 +462,19 @@ type ShadowGroupResult struct {
 // ShadowDisagreement is one pod the new generation judged otherwise.
 type ShadowDisagreement struct {
 	// Pod, namespace/name.
+	// +kubebuilder:validation:MaxLength=317
 	Pod string `json:"pod"`
 	// ServingNode the serving generation picked; empty if none.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	ServingNode string `json:"servingNode,omitempty"`
 	// NewNode the new generation would pick; empty if none.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	NewNode string `json:"newNode,omitempty"`
 	// Plugin that refused ServingNode in the new generation.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Plugin string `json:"plugin,omitempty"`
 }
 
@@ -457,11 +482,14 @@ type ShadowDisagreement struct {
 type RolloutRecord struct {
 	Generation int64 `json:"generation"`
 	// Outcome: Promoted, RolledBack, Aborted or Superseded.
+	// +kubebuilder:validation:MaxLength=64
 	Outcome string `json:"outcome"`
 	// Reason and Message say why.
 	// +optional
+	// +kubebuilder:validation:MaxLength=1024
 	Reason string `json:"reason,omitempty"`
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Message string      `json:"message,omitempty"`
 	Time    metav1.Time `json:"time"`
 }

@@ -148,6 +148,11 @@ type Plugin struct {
 	Weight *int32 `json:"weight,omitempty"`
 }
 
+// MaxPluginArgsBytes bounds the JSON of one PluginConfig's args: upstream's
+// largest args take a few KiB, and the 64 entries of pluginConfig stay
+// under etcd's request size.
+const MaxPluginArgsBytes = 16 << 10
+
 // PluginConfig gives one plugin its arguments.
 type PluginConfig struct {
 	// Name of the plugin the args are for.
@@ -155,7 +160,10 @@ type PluginConfig struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 	// Args in the plugin's own versioned schema (for example
-	// NodeResourcesFitArgs of kubescheduler.config.k8s.io/v1).
+	// NodeResourcesFitArgs of kubescheduler.config.k8s.io/v1), at most
+	// MaxPluginArgsBytes of JSON (a larger one is refused, naming the
+	// field, by the webhook and the controller: a schema cannot bound a
+	// free-form object's size).
 	// +optional
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Type=object
@@ -174,27 +182,33 @@ type SchedulerProfileStatus struct {
 	ActiveGeneration int64 `json:"activeGeneration,omitempty"`
 	// SchedulerName is the schedulerName this profile serves or claims.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// Conditions: Ready, Reconciling, Stalled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// Plugins is what the serving framework really runs, per extension point,
 	// after defaults and MultiPoint expansion.
 	// +optional
 	// +listType=map
 	// +listMapKey=extensionPoint
+	// +kubebuilder:validation:MaxItems=32
 	Plugins []ExtensionPointPlugins `json:"plugins,omitempty"`
 	// Extenders are the resolved extenders of the serving framework.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
 	Extenders []ResolvedExtender `json:"extenders,omitempty"`
 	// Routes are the ProfileRoutes in force that send pods to this
 	// profile, sorted (written by the routes reconciler).
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=200
+	// +kubebuilder:validation:items:MaxLength=253
 	Routes []string `json:"routes,omitempty"`
 	// ActiveSpec is a copy of the spec of ActiveGeneration, the last known
 	// good one; unset when no generation serves. When the operator
@@ -226,6 +240,7 @@ type LoopStatus struct {
 	// more when the status was written, since SlowCycleSince: what the
 	// loop is stuck on, often a slow extender.
 	// +optional
+	// +kubebuilder:validation:MaxLength=333
 	SlowCycle string `json:"slowCycle,omitempty"`
 	// +optional
 	SlowCycleSince *metav1.Time `json:"slowCycleSince,omitempty"`
@@ -240,15 +255,18 @@ type LoopStatus struct {
 // ExtensionPointPlugins lists the plugins run at one extension point.
 type ExtensionPointPlugins struct {
 	// ExtensionPoint, for example Filter or Score.
+	// +kubebuilder:validation:MaxLength=64
 	ExtensionPoint string `json:"extensionPoint"`
 	// Plugins in the order they run.
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=128
 	Plugins []EffectivePlugin `json:"plugins"`
 }
 
 // EffectivePlugin is one plugin as the framework runs it.
 type EffectivePlugin struct {
 	// Name of the plugin.
+	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 	// Weight at the score extension point.
 	// +optional
@@ -258,8 +276,10 @@ type EffectivePlugin struct {
 // ResolvedExtender is an extender the serving framework calls.
 type ResolvedExtender struct {
 	// Name of the ExtenderConfig.
+	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 	// URLPrefix it was built with.
+	// +kubebuilder:validation:MaxLength=2048
 	URLPrefix string `json:"urlPrefix"`
 	// Generation of the ExtenderConfig that was used.
 	// +optional

@@ -169,23 +169,28 @@ type ScenarioResult struct {
 	// only counted.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=500
 	Unplaced []ScenarioPod `json:"unplaced,omitempty"`
 	// PlacedPods are the pods of the review's namespace that would be
 	// placed, and where, in the order placed, at most 500.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=500
 	PlacedPods []ScenarioPod `json:"placedPods,omitempty"`
 	// Groups are the pod groups of spec.scenario.pods.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
 	Groups []ScenarioGroup `json:"groups,omitempty"`
 	// ReportBy is the label key Utilization is by.
 	// +optional
+	// +kubebuilder:validation:MaxLength=317
 	ReportBy string `json:"reportBy,omitempty"`
 	// Utilization is the allocated share of cpu, memory and pods per
 	// value of spec.scenario.reportBy, before and after.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
 	Utilization []PoolUtilization `json:"utilization,omitempty"`
 	// Minimize answers spec.scenario.minimize.
 	// +optional
@@ -195,14 +200,18 @@ type ScenarioResult struct {
 // ScenarioPod is one pod's outcome in a scenario.
 type ScenarioPod struct {
 	// Pod is namespace/name.
+	// +kubebuilder:validation:MaxLength=317
 	Pod string `json:"pod"`
 	// Source: Pending, Evicted (from a removed node) or Added.
+	// +kubebuilder:validation:MaxLength=64
 	Source string `json:"source"`
 	// FromNode is the removed node an evicted pod ran on.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	FromNode string `json:"fromNode,omitempty"`
 	// Node it would be placed on.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Node string `json:"node,omitempty"`
 	// TiedNodes counts the nodes that share the best score with Node
 	// (itself included) when more than one does: the scheduler picks one
@@ -212,12 +221,14 @@ type ScenarioPod struct {
 	TiedNodes int32 `json:"tiedNodes,omitempty"`
 	// Message says why it would stay pending.
 	// +optional
+	// +kubebuilder:validation:MaxLength=4096
 	Message string `json:"message,omitempty"`
 }
 
 // ScenarioGroup is a pod group's outcome.
 type ScenarioGroup struct {
 	// Group is namespace/name.
+	// +kubebuilder:validation:MaxLength=253
 	Group    string `json:"group"`
 	MinCount int32  `json:"minCount"`
 	Members  int32  `json:"members"`
@@ -225,6 +236,7 @@ type ScenarioGroup struct {
 	Placed int32 `json:"placed"`
 	// Message says why the group would not be placed.
 	// +optional
+	// +kubebuilder:validation:MaxLength=4096
 	Message string `json:"message,omitempty"`
 }
 
@@ -232,6 +244,7 @@ type ScenarioGroup struct {
 type PoolUtilization struct {
 	// Pool is the label's value; empty for the nodes without the label.
 	// +optional
+	// +kubebuilder:validation:MaxLength=64
 	Pool   string         `json:"pool,omitempty"`
 	Before ResourceShares `json:"before"`
 	After  ResourceShares `json:"after"`
@@ -261,6 +274,7 @@ type MinimizeResult struct {
 	// run and did not.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
 	Tried []MinimizeTrial `json:"tried,omitempty"`
 }
 

@@ -119,10 +119,11 @@ type ReviewPodTemplate struct {
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 317 && self[k].size() <= 63)",message="label keys must be at most 317 characters and values at most 63"
 	Labels map[string]string `json:"labels,omitempty"`
-	// Annotations of the pod, at most 64 (their total size is bounded by
-	// the review's, as a pod's are).
+	// Annotations of the pod, at most 64, each value at most 4096
+	// characters.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.size() <= 317 && self[k].size() <= 4096)",message="annotation keys must be at most 317 characters and values at most 4096"
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// Spec is a core/v1 PodSpec. Its schema is not repeated here; the
 	// operator decodes it strictly when it answers, and a spec that does
@@ -159,10 +160,12 @@ type SchedulingReviewStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// Profile is the SchedulerProfile evaluated with; empty for a draft.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Profile string `json:"profile,omitempty"`
 	// ProfileGeneration is the generation of Profile that served.
 	// +optional
@@ -172,6 +175,7 @@ type SchedulingReviewStatus struct {
 	Draft bool `json:"draft,omitempty"`
 	// SchedulerName of the framework used.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// SnapshotNodes is the number of nodes in the snapshot evaluated on.
 	// +optional
@@ -201,17 +205,21 @@ type SchedulingReviewStatus struct {
 // PodReviewResult is what one scheduling cycle would decide for a pod.
 type PodReviewResult struct {
 	// Pod is namespace/name (or the template's namespace/<template>).
+	// +kubebuilder:validation:MaxLength=317
 	Pod string `json:"pod"`
 	// Route is the ProfileRoute that gave the pod its schedulerName, as
 	// the pod's scheduling.profilescheduler.io/route annotation names it.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Route string `json:"route,omitempty"`
 	// SelectedNode is the node the cycle would pick; empty when none fits.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	SelectedNode string `json:"selectedNode,omitempty"`
 	// Message is, when no node fits, the message of the FailedScheduling
 	// event the cycle would write, byte for byte.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Message string `json:"message,omitempty"`
 	// FeasibleNodes counts the nodes that pass every filter and extender.
 	FeasibleNodes int32 `json:"feasibleNodes"`
@@ -223,12 +231,14 @@ type PodReviewResult struct {
 	// Nodes are the best feasible nodes, in the order the cycle ranks
 	// them, at most spec.maxNodes.
 	// +optional
+	// +kubebuilder:validation:MaxItems=500
 	Nodes []NodeScore `json:"nodes,omitempty"`
 	// Scores are the scores of Nodes, one entry per score plugin and then
 	// per prioritizing extender, in the framework's order: item i of each
 	// list is the score of Nodes[i]. (A column per plugin keeps a review's
 	// status, and what the API server spends on writing it, small.)
 	// +optional
+	// +kubebuilder:validation:MaxItems=128
 	Scores []PluginScores `json:"scores,omitempty"`
 	// UnlistedFeasibleNodes counts the feasible nodes not in Nodes.
 	// +optional
@@ -237,6 +247,7 @@ type PodReviewResult struct {
 	// and reason, largest group first; beyond 20 groups the rest are
 	// counted in a last one.
 	// +optional
+	// +kubebuilder:validation:MaxItems=20
 	Rejected []RejectedNodes `json:"rejected,omitempty"`
 	// Sampling says which nodes the real cycle would have evaluated.
 	// +optional
@@ -248,6 +259,7 @@ type PodReviewResult struct {
 	// BoundNode is, for a pod already bound, the node it is bound to (the
 	// review evaluates it as if it were pending again).
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	BoundNode string `json:"boundNode,omitempty"`
 	// Overcommitted is set when the pods bound to BoundNode request more
 	// than it has (another scheduler bound onto room this one used, or the
@@ -255,12 +267,14 @@ type PodReviewResult struct {
 	// each with its schedulerName; pods of other namespaces are counted,
 	// not named. Its kubelet rejects the late pods.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Overcommitted string `json:"overcommitted,omitempty"`
 }
 
 // NodeScore is one feasible node and its scores.
 type NodeScore struct {
 	// Node name.
+	// +kubebuilder:validation:MaxLength=253
 	Node string `json:"node"`
 	// Rank is 1 for the node the cycle picks.
 	Rank int32 `json:"rank"`
@@ -278,6 +292,7 @@ type NodeScore struct {
 // nodes, item i of each list for PodReviewResult.Nodes[i].
 type PluginScores struct {
 	// Plugin (or extender) name.
+	// +kubebuilder:validation:MaxLength=253
 	Plugin string `json:"plugin"`
 	// Extender is true for a prioritizing extender, which has no Raw or
 	// Normalized scores.
@@ -288,11 +303,14 @@ type PluginScores struct {
 	Weight int32 `json:"weight,omitempty"`
 	// Raw are Score's results before NormalizeScore (plugins only).
 	// +optional
+	// +kubebuilder:validation:MaxItems=500
 	Raw []int64 `json:"raw,omitempty"`
 	// Normalized are the scores after NormalizeScore (plugins only).
 	// +optional
+	// +kubebuilder:validation:MaxItems=500
 	Normalized []int64 `json:"normalized,omitempty"`
 	// Weighted are what the plugin adds to each node's total.
+	// +kubebuilder:validation:MaxItems=500
 	Weighted []int64 `json:"weighted"`
 }
 
@@ -301,8 +319,10 @@ type RejectedNodes struct {
 	// Plugin (or extender, by URL prefix) that rejected them; empty when a
 	// PreFilter result excluded them.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Plugin string `json:"plugin,omitempty"`
 	// Reason as the plugin gave it.
+	// +kubebuilder:validation:MaxLength=1024
 	Reason string `json:"reason"`
 	// Unresolvable is true when preemption cannot help on these nodes
 	// (UnschedulableAndUnresolvable).
@@ -312,6 +332,8 @@ type RejectedNodes struct {
 	Count int32 `json:"count"`
 	// Nodes lists at most spec.maxNodes of them.
 	// +optional
+	// +kubebuilder:validation:MaxItems=500
+	// +kubebuilder:validation:items:MaxLength=253
 	Nodes []string `json:"nodes,omitempty"`
 }
 
@@ -321,6 +343,7 @@ type Sampling struct {
 	NumFeasibleNodesToFind int32 `json:"numFeasibleNodesToFind"`
 	// StartNode is where the next real cycle starts searching.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	StartNode string `json:"startNode,omitempty"`
 	// AllNodes is true when the real cycle would evaluate every node.
 	// +optional
@@ -332,10 +355,13 @@ type PreemptionResult struct {
 	// Node the preemptor would be nominated to; empty when preemption
 	// does not help.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Node string `json:"node,omitempty"`
 	// Victims (namespace/name) that would be evicted, of the review's
 	// namespace only: a review names no pod of another namespace.
 	// +optional
+	// +kubebuilder:validation:MaxItems=500
+	// +kubebuilder:validation:items:MaxLength=317
 	Victims []string `json:"victims,omitempty"`
 	// OtherNamespaceVictims counts the victims of other namespaces, which
 	// are not named.
@@ -343,10 +369,12 @@ type PreemptionResult struct {
 	OtherNamespaceVictims int32 `json:"otherNamespaceVictims,omitempty"`
 	// Message as the PostFilter would report it.
 	// +optional
+	// +kubebuilder:validation:MaxLength=32768
 	Message string `json:"message,omitempty"`
 	// NotEvaluated says what of the profile's PostFilter a review does not
 	// run (plugins other than DefaultPreemption, a claim deallocation).
 	// +optional
+	// +kubebuilder:validation:MaxLength=1024
 	NotEvaluated string `json:"notEvaluated,omitempty"`
 }
 
@@ -365,21 +393,26 @@ type WhatIfResult struct {
 	// Pods of the review's namespace, in queue order, at most 500; pods of
 	// other namespaces are only counted.
 	// +optional
+	// +kubebuilder:validation:MaxItems=500
 	Pods []WhatIfPod `json:"pods,omitempty"`
 }
 
 // WhatIfPod is one pod's outcome in what-if mode.
 type WhatIfPod struct {
 	// Pod is namespace/name.
+	// +kubebuilder:validation:MaxLength=317
 	Pod string `json:"pod"`
 	// Node it would be placed on.
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	Node string `json:"node,omitempty"`
 	// Message says why it would stay pending.
 	// +optional
+	// +kubebuilder:validation:MaxLength=4096
 	Message string `json:"message,omitempty"`
 	// PodGroup the pod was placed with (all or nothing).
 	// +optional
+	// +kubebuilder:validation:MaxLength=253
 	PodGroup string `json:"podGroup,omitempty"`
 }
 
