@@ -199,9 +199,18 @@ func writeKubeconfig(name string, as *identity) string {
 // startProcess runs bin with args, logging to the work directory; it is
 // killed when the spec ends, and its log is attached to a failed spec.
 func startProcess(name, bin string, args ...string) *instance {
+	return startProcessEnv(name, nil, bin, args...)
+}
+
+// startProcessEnv is startProcess with env (KEY=value) added to the
+// test's environment.
+func startProcessEnv(name string, env []string, bin string, args ...string) *instance {
 	logFile, err := os.Create(filepath.Join(workDir, name+".log"))
 	Expect(err).NotTo(HaveOccurred())
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	Expect(cmd.Start()).To(Succeed())
