@@ -112,7 +112,8 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 		"schedulerprofiles.scheduling.profilescheduler.io (cluster)",
 		"extenderconfigs.scheduling.profilescheduler.io (cluster)",
 		"schedulingreviews.scheduling.profilescheduler.io (cluster)",
-		"profileroutes.scheduling.profilescheduler.io (cluster)"}
+		"profileroutes.scheduling.profilescheduler.io (cluster)",
+		"routingtables.scheduling.profilescheduler.io (cluster)"}
 	g.Eventually(func(g Gomega) {
 		got := opened(g)
 		for _, k := range want {
@@ -132,7 +133,8 @@ func TestOperatorWatchesEachResourceOnce(t *testing.T) {
 		"schedulerprofiles.scheduling.profilescheduler.io (cluster)",
 		"extenderconfigs.scheduling.profilescheduler.io (cluster)",
 		"schedulingreviews.scheduling.profilescheduler.io (cluster)",
-		"profileroutes.scheduling.profilescheduler.io (cluster)"} {
+		"profileroutes.scheduling.profilescheduler.io (cluster)",
+		"routingtables.scheduling.profilescheduler.io (cluster)"} {
 		delete(ours, k) // the manager's
 	}
 	stopOperator()
