@@ -277,11 +277,12 @@ func tableEventReasons() []string {
 // podStream creates a pod in ns every 50 ms until stopped, and counts
 // those not routed to want.
 type podStream struct {
-	stop    chan struct{}
-	done    sync.WaitGroup
-	mu      sync.Mutex
-	created int
-	missed  []string
+	stop      chan struct{}
+	closeOnce sync.Once
+	done      sync.WaitGroup
+	mu        sync.Mutex
+	created   int
+	missed    []string
 }
 
 func streamPods(ns, want string) *podStream {
@@ -317,7 +318,7 @@ func (p *podStream) take() (int, []string) {
 }
 
 func (p *podStream) close() {
-	close(p.stop)
+	p.closeOnce.Do(func() { close(p.stop) })
 	p.done.Wait()
 }
 
@@ -391,7 +392,9 @@ var _ = Describe("The routes program, which the installer creates, and its Routi
 			Expect(pr.Status.SchedulerName).To(BeEmpty())
 			Eventually(tableEventReasons).WithTimeout(timeout).Should(ContainElement(v1alpha1.EventRoutesNotInForce))
 		}
-		By("the policy deleted")
+		By("the policy deleted, while pods are created")
+		pods := streamPods(ns, pack+" gone-"+id)
+		defer pods.close()
 		Expect(k8s.Delete(suiteCtx, &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: routing.PolicyName}})).To(Succeed())
 		notInForce("no revision")
 		Eventually(func() string { return routedTo(newPod(ns, "", nil)) }).WithTimeout(timeout).WithPolling(200*time.Millisecond).
@@ -400,6 +403,13 @@ var _ = Describe("The routes program, which the installer creates, and its Routi
 		Expect(controlplane.InstallRoutesPolicy(suiteCtx, k8s)).To(Succeed())
 		expectRoute("gone-"+id, v1alpha1.ReasonActive)
 		Expect(tableEventReasons()).To(ContainElement(v1alpha1.EventRoutesInForce))
+		created, missed := pods.take()
+		GinkgoWriter.Printf("%d pods created from the policy's deletion until the routes were Ready again; %d missed their route\n", created, len(missed))
+		Expect(missed).NotTo(BeEmpty(), "no policy, no routing: the routes said so meanwhile")
+		time.Sleep(500 * time.Millisecond)
+		created, missed = pods.take()
+		Expect(missed).To(BeEmpty(), "pods created once the routes are Ready again (of %d)", created)
+		pods.close()
 		Expect(routedTo(newPod(ns, "", nil))).To(Equal(pack + " gone-" + id))
 
 		By("the binding replaced by one of another table")
