@@ -229,7 +229,7 @@ func specManager(sp *v1alpha1.SchedulerProfile) string {
 	var manager string
 	var latest metav1.Time
 	for _, mf := range sp.ManagedFields {
-		if mf.Subresource != "" || mf.FieldsV1 == nil || !strings.Contains(string(mf.FieldsV1.Raw), `"f:spec"`) || mf.Time == nil {
+		if mf.Subresource != "" || mf.FieldsV1 == nil || !strings.Contains(mf.FieldsV1.GetRawString(), `"f:spec"`) || mf.Time == nil {
 			continue
 		}
 		if manager == "" || latest.Before(mf.Time) {

@@ -287,7 +287,9 @@ func (l *profileLoop) submitPodGroupAlgorithmResult(ctx context.Context, prof *l
 	}
 	var scheduledPods, unschedulablePods int
 	members := make([]ShadowMember, 0, len(infos))
-	defer func() { l.gens.offerShadowGroup(prof, result.podGroupInfo.Namespace, result.podGroupInfo.Name, members) }()
+	defer func() {
+		l.gens.offerShadowGroup(prof, result.podGroupInfo.Namespace, result.podGroupInfo.Name, members)
+	}()
 	for i, p := range infos {
 		podResult := result.podResults[i]
 		member := ShadowMember{Pod: p.Pod}
