@@ -21,11 +21,11 @@ limitations under the License.
 // schedulerName, or a draft built for the review) plus one question: a
 // pod, a pod group, the pending pods, a capacity scenario.
 //
-// It reaches the scheduler through Host, which *scheduler.Scheduler
-// implements: a reference on a serving generation (the review framework
-// of a generation is attached to it and closed with it), frameworks built
-// from a profile on a snapshot that reach nothing live
-// (Scheduler.BuildFramework), the cache brought into that snapshot
+// It reaches the scheduler through Host, which *scheduler.ReviewHost
+// implements (Scheduler.ReviewHost): a reference on a serving generation
+// (the review framework of a generation is attached to it and closed with
+// it), frameworks built from a profile on a snapshot that reach nothing
+// live (ReviewHost.BuildFramework), the cache brought into that snapshot
 // (UpdateSnapshot), the algorithm (scheduler.Algorithm: the filter pass
 // and scoring the live cycle runs) and the pod-group algorithm through a
 // placer of its own (scheduler.RunPodGroupAlgorithm over a
@@ -56,6 +56,10 @@ limitations under the License.
 //     (scenario_plan.go), runs (scenario_run.go), node naming
 //     (scenario_nodes.go), shares (scenario_pools.go) and the minimize
 //     search (scenario_minimize.go).
+//   - shadow.go: a rollout's shadow judge (scheduler.ShadowJudge): a pod
+//     the serving generation placed, judged with the candidate as a pod
+//     is explained; a pod group's members judged together, all or
+//     nothing, as the pod-group cycle places them.
 //   - metrics.go: the review snapshots made, the scenario runs timed.
 //
 // A review takes a reference on the serving generation as a cycle does,
