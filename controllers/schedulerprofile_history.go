@@ -46,7 +46,10 @@ import (
 // spec.rollout and spec.revisionHistoryLimit, which say how a change goes
 // live and are kept as they are by an undo.
 
-// +kubebuilder:rbac:groups=apps,namespace=system,resources=controllerrevisions,verbs=get;list;watch;create;update;patch;delete
+// The Role for controllerrevisions is written by hand
+// (config/rbac/history_role.yaml, the chart's <fullname>-history): it is
+// in the operator's own namespace, which the markers cannot tell from the
+// extender-secrets namespace.
 
 // recordRevision keeps the spec of sp, which serves now, as the newest
 // revision of its history, and trims the history to its limit. A failure
