@@ -128,7 +128,36 @@ var _ = Describe("SchedulerProfile schema", func() {
 		Entry("rollout canary percent 100", `
   rollout:
     steps:
-      - canary: {percent: 100, duration: 1m}`, "spec.rollout.steps[0].canary.percent", "less than or equal to 99"),
+      - canary: {percent: 100, duration: 1m}`, "spec.rollout.steps[0].canary.percent", "percent 100 needs a selector"),
+		Entry("rollout canary percent 101, with a selector", `
+  rollout:
+    steps:
+      - canary: {percent: 101, duration: 1m, selector: {podSelector: {matchLabels: {a: b}}}}`, "spec.rollout.steps[0].canary.percent", "less than or equal to 100"),
+		Entry("rollout canary selector that selects nothing", `
+  rollout:
+    steps:
+      - canary: {percent: 10, duration: 1m, selector: {}}`, "spec.rollout.steps[0].canary.selector", "a selector names namespaceSelector, podSelector or both"),
+		Entry("rollout that starts with a pause", `
+  rollout:
+    steps:
+      - pause: {duration: 1m}`, "spec.rollout.steps", "the first step cannot be a pause"),
+		Entry("rollout pause longer than 168h", `
+  rollout:
+    steps:
+      - shadow: {duration: 1m}
+      - pause: {duration: 200h}`, "spec.rollout.steps[1].pause.duration", "between 10s and 168h"),
+		Entry("rollout pauseTimeout under 10s", `
+  rollout:
+    pauseTimeout: 1s
+    steps:
+      - shadow: {duration: 1m}`, "spec.rollout.pauseTimeout", "between 10s and 168h"),
+		Entry("rollout analysis interval over 1h", `
+  rollout:
+    analysis: {interval: 2h}
+    steps:
+      - shadow: {duration: 1m}`, "spec.rollout.analysis.interval", "between 1s and 1h"),
+		Entry("revisionHistoryLimit over 50", `
+  revisionHistoryLimit: 51`, "spec.revisionHistoryLimit", "less than or equal to 50"),
 		Entry("rollout step duration below 10s", `
   rollout:
     steps:
@@ -145,11 +174,11 @@ var _ = Describe("SchedulerProfile schema", func() {
   rollout:
     steps:
       - shadow: {duration: 1m}
-        canary: {percent: 10, duration: 1m}`, "spec.rollout.steps[0]", "a step is exactly one of shadow or canary"),
+        canary: {percent: 10, duration: 1m}`, "spec.rollout.steps[0]", "a step is exactly one of shadow, canary or pause"),
 		Entry("rollout step neither shadow nor canary", `
   rollout:
     steps:
-      - {}`, "spec.rollout.steps[0]", "a step is exactly one of shadow or canary"),
+      - {}`, "spec.rollout.steps[0]", "a step is exactly one of shadow, canary or pause"),
 		Entry("rollout without steps", `
   rollout:
     steps: []`, "spec.rollout.steps", "at least 1 items"),
