@@ -92,6 +92,9 @@ func (o *options) flags(name string) cliflag.NamedFlagSets {
 	fs.IntVar(&o.ScenarioMaxNodePods, "scenario-max-node-pods", d.ScenarioMaxNodePods, "Most pods times nodes a SchedulingReview's scenario may have once expanded, the estimate of the memory it takes; a larger one is refused, naming the field.")
 	fs.IntVar(&o.ScenarioMaxPods, "scenario-max-pods", d.ScenarioMaxPods, "Most pods a SchedulingReview's scenario may place (pending, evicted and added); a larger one is refused, naming the field.")
 
+	fs = nfs.FlagSet("rollouts")
+	fs.StringVar(&o.PrometheusAddress, "prometheus-address", "", "Address of the Prometheus HTTP API (http://prometheus.monitoring:9090) that answers the PromQL queries of spec.rollout.analysis.metrics; without it a rollout naming such metrics is refused (reason PrometheusNotConfigured).")
+
 	fs = nfs.FlagSet("leader election")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", false, "Elect a leader; only the leader reconciles and schedules.")
 	fs.StringVar(&o.LeaderElectionID, "leader-elect-id", d.LeaderElectionID, "Name of the leader election Lease.")

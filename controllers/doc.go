@@ -45,6 +45,8 @@ limitations under the License.
 //   - schedulerprofile_controller.go: the SchedulerProfile reconciler, its
 //     scope and phases; schedulerprofile_rollout.go: the rollout phase;
 //     rollout_analysis.go: a step's analysis and its verdict;
+//     rollout_metrics.go: the analysis' own metrics (PromQL queries judged
+//     by CEL conditions);
 //     schedulerprofile_status.go: its status, pure functions;
 //     schedulerprofile_webhook.go: its admission.
 //   - convert.go, convert_paths.go, plugins.go: the conversion to upstream's
@@ -106,7 +108,9 @@ limitations under the License.
 // When a step's window ends, analyze (rollout_analysis.go) compares the
 // candidate with the serving generation over that window (unschedulable
 // ratio, p99 latency from first enqueue to bound, errors, shadow
-// agreement), and decideStep, beside it, gives the verdict: the window
+// agreement, and the metrics of spec.rollout.analysis.metrics, PromQL
+// queries to --prometheus-address judged by CEL conditions,
+// rollout_metrics.go), and decideStep, beside it, gives the verdict: the window
 // extended (too few samples), the next step, the promotion after the
 // last, a hold (onFailure Pause) or a rollback. A person steers it with
 // annotations (rollout-promote: a step, or at once; rollout-paused;

@@ -61,6 +61,9 @@ func (p Plugins) convert(sp *v1alpha1.SchedulerProfile, extenders []config.Exten
 	if refusal == nil {
 		refusal = checkInTreeArgs(sp, prof)
 	}
+	if refusal == nil {
+		refusal = checkAnalysisMetrics(sp)
+	}
 	return prof, refusal
 }
 

@@ -78,6 +78,9 @@ type schedulerProfileReconciler struct {
 	// history (schedulerprofile_history.go).
 	HistoryNamespace string
 	APIReader        client.Reader
+	// Metrics answers the queries of spec.rollout.analysis.metrics; nil:
+	// a rollout with such metrics is refused (PrometheusNotConfigured).
+	Metrics MetricsQuerier
 
 	// elected, when set, is closed once this replica leads; until then
 	// the replica is a standby and reports ready.

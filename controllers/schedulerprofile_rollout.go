@@ -60,6 +60,9 @@ type rolloutRun struct {
 	looks    int32
 	lastLook time.Time
 	applied  scheduler.Applied
+	// custom holds the measurements of spec.rollout.analysis.metrics in
+	// the step's window.
+	custom   metricRuns
 	analysis []v1alpha1.RolloutMetric
 	shadow   *v1alpha1.ShadowResult
 	message  string
@@ -162,7 +165,7 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 		if err := r.judgeStep(ctx, s, run, history, w, now); err != nil || s.decided {
 			return err
 		}
-	case now.Sub(run.lastLook) >= boundsOf(spec.Analysis).interval:
+	case now.Sub(run.lastLook) >= lookInterval(spec.Analysis):
 		if err := r.lookAtStep(ctx, s, run, history, w, now); err != nil || s.decided {
 			return err
 		}
@@ -176,16 +179,23 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 // the step goes on, and passes only at its end (judgeStep).
 func (r *schedulerProfileReconciler) lookAtStep(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, w scheduler.RolloutWindow, now time.Time) error {
 	spec := s.profile.Spec.Rollout
-	b := boundsOf(spec.Analysis)
 	run.looks++
 	run.lastLook = now
-	a := lookAt(spec.Analysis, isShadow(spec.Steps[run.step]), w, looksIn(run.stepEnds.Sub(run.stepStarted), b.interval))
+	measureMetrics(ctx, r.Metrics, spec.Analysis, run.custom, r.metricVars(s, run, now), run.stepStarted, now, false)
+	a := lookAt(spec.Analysis, isShadow(spec.Steps[run.step]), w, looksIn(run.stepEnds.Sub(run.stepStarted), lookInterval(spec.Analysis)))
+	a = judgeMetrics(a, spec.Analysis, run.custom, false)
 	run.analysis = a.metrics
 	d, failed := decideLook(spec, run.step, a)
 	if !failed {
 		return nil
 	}
 	return r.act(ctx, s, run, history, d, now)
+}
+
+// metricVars are what the $ variables of run's metric queries stand for
+// at now.
+func (r *schedulerProfileReconciler) metricVars(s *profileScope, run *rolloutRun, now time.Time) metricVars {
+	return metricVars{profile: s.name, generation: run.generation, serving: run.serving, window: now.Sub(run.stepStarted)}
 }
 
 // endPause ends a pause step whose duration passed: the rollout goes on
@@ -323,7 +333,11 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 	sp, fp := s.profile, s.fingerprint
 	spec := sp.Spec.Rollout
 	now := r.now().Time
-	run := &rolloutRun{generation: sp.Generation, revision: revision(fp)}
+	if spec.Analysis != nil && len(spec.Analysis.Metrics) > 0 && r.Metrics == nil {
+		return nil, refuse(v1alpha1.ReasonPrometheusNotConfigured,
+			"spec.rollout.analysis.metrics: metric %q needs a Prometheus, and the operator runs without --prometheus-address (chart value rollout.prometheus.address)", spec.Analysis.Metrics[0].Name)
+	}
+	run := &rolloutRun{generation: sp.Generation, revision: revision(fp), custom: metricRuns{}}
 	if st != nil {
 		run.retried = st.Retried
 	}
@@ -396,7 +410,8 @@ func (r *schedulerProfileReconciler) followAnnotations(ctx context.Context, s *p
 func (r *schedulerProfileReconciler) judgeStep(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, w scheduler.RolloutWindow, now time.Time) error {
 	sp := s.profile
 	spec := sp.Spec.Rollout
-	a := analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w)
+	measureMetrics(ctx, r.Metrics, spec.Analysis, run.custom, r.metricVars(s, run, now), run.stepStarted, now, true)
+	a := judgeMetrics(analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w), spec.Analysis, run.custom, true)
 	run.analysis = a.metrics
 	return r.act(ctx, s, run, history, decideStep(spec, run.step, run.extensions, a), now)
 }
@@ -435,7 +450,7 @@ func (r *schedulerProfileReconciler) advance(ctx context.Context, s *profileScop
 	sp := s.profile
 	steps := sp.Spec.Rollout.Steps
 	run.step++
-	run.extensions, run.held, run.looks, run.lastLook = 0, false, 0, now
+	run.extensions, run.held, run.looks, run.lastLook, run.custom = 0, false, 0, now, metricRuns{}
 	run.stepStarted, run.stepEnds = now, now.Add(stepDuration(steps[run.step]))
 	if steps[run.step].Pause == nil {
 		r.Rollouts.SetRolloutStep(ctx, s.name, r.schedulerStep(steps, run.step))
@@ -455,7 +470,7 @@ func (r *schedulerProfileReconciler) recordProgress(s *profileScope, run *rollou
 	s.decided = true
 	s.requeueAfter = rolloutPoll
 	if !paused && sp.Spec.Rollout.Steps[run.step].Pause == nil {
-		next := min(run.stepEnds.Sub(now), run.lastLook.Add(boundsOf(sp.Spec.Rollout.Analysis).interval).Sub(now))
+		next := min(run.stepEnds.Sub(now), run.lastLook.Add(lookInterval(sp.Spec.Rollout.Analysis)).Sub(now))
 		s.requeueAfter = min(rolloutPoll, max(next, 200*time.Millisecond))
 	} else if p := sp.Spec.Rollout.Steps[run.step].Pause; !paused && p != nil && p.Duration != nil {
 		s.requeueAfter = min(rolloutPoll, max(run.stepEnds.Sub(now), 200*time.Millisecond))

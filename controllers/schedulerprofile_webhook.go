@@ -106,6 +106,9 @@ func (v *profileValidator) validate(ctx context.Context, sp *v1alpha1.SchedulerP
 	if refusal := v.Plugins.checkPluginConfig(sp, prof); refusal != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec", "pluginConfig"), refusal)
 	}
+	if refusal := checkAnalysisMetrics(sp); refusal != nil {
+		return warnings, v.invalid(sp, field.NewPath("spec", "rollout", "analysis", "metrics"), refusal)
+	}
 	applied, err := v.Profiles.Validate(ctx, scheduler.Profile{Config: *prof, Extenders: extenders})
 	if err != nil {
 		return warnings, v.invalid(sp, field.NewPath("spec", "plugins"), buildRefusal(err))

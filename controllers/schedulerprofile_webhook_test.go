@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,6 +75,10 @@ var _ = Describe("Admission webhook", func() {
 		}), "NodeResourcesFit", "Biggest"),
 		Entry("default-scheduler", newProfile("wh-default", v1alpha1.SchedulerProfileSpec{SchedulerName: ptr.To("default-scheduler")}),
 			"DefaultSchedulerReserved"),
+		Entry("a rollout metric's successCondition that is no bool", newProfile("wh-metric", v1alpha1.SchedulerProfileSpec{Rollout: &v1alpha1.Rollout{
+			Steps:    []v1alpha1.RolloutStep{{Canary: &v1alpha1.CanaryStep{Percent: 10, Duration: metav1.Duration{Duration: time.Minute}}}},
+			Analysis: &v1alpha1.RolloutAnalysis{Metrics: []v1alpha1.AnalysisMetric{{Name: "queue-wait", Query: "up", SuccessCondition: "result"}}},
+		}}), "InvalidSpec", `spec.rollout.analysis.metrics[0].successCondition: metric "queue-wait": the condition is a list(double), not a bool`),
 	)
 
 	It("lets the controller manage and delete a bad profile created before the webhook saw it", func() {

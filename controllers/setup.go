@@ -99,6 +99,10 @@ type Options struct {
 	// with what it had computed, and what it held is released. Zero means
 	// DefaultReviewTimeout.
 	ReviewTimeout time.Duration
+	// Metrics answers the PromQL queries of spec.rollout.analysis.metrics
+	// (NewPrometheusQuerier on --prometheus-address); nil: a rollout with
+	// such metrics is refused (PrometheusNotConfigured).
+	Metrics MetricsQuerier
 	// ReviewConcurrency is how many SchedulingReviews are answered at
 	// once (--review-concurrency): a long one (a scenario's runs) keeps
 	// the others waiting no longer than its plan. Zero means
@@ -141,6 +145,7 @@ func Setup(mgr ctrl.Manager, profiles scheduler.ProfileSet, opts Options) error 
 		ExtenderSecretsNamespace: opts.ExtenderSecretsNamespace,
 		HistoryNamespace:         opts.OperatorNamespace,
 		APIReader:                mgr.GetAPIReader(),
+		Metrics:                  opts.Metrics,
 	}
 	if pr.HistoryNamespace == "" {
 		pr.HistoryNamespace = opts.ExtenderSecretsNamespace

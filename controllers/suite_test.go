@@ -164,6 +164,8 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	opts.AllowDefaultScheduler = len(allowDefaultScheduler) > 0 && allowDefaultScheduler[0]
 	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, validators
 	opts.ExtenderSecretsNamespace = secretsNamespace
+	// Rollouts' own metrics are asked of the suite's Prometheus API.
+	opts.PrometheusAddress = prometheusAPI().url
 	// The arbiter is served; only the specs that add its webhook (for
 	// their namespace) send it binds.
 	opts.BindArbiter = true

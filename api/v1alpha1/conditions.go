@@ -63,6 +63,10 @@ const (
 	// ReasonQueueSortChanged: a rollout cannot split a change of the
 	// QueueSort plugin (the profile has one queue).
 	ReasonQueueSortChanged = "QueueSortChanged"
+	// ReasonPrometheusNotConfigured: spec.rollout.analysis.metrics need
+	// a Prometheus, and the operator was given none
+	// (--prometheus-address).
+	ReasonPrometheusNotConfigured = "PrometheusNotConfigured"
 	// ReasonBuildFailed: the framework could not be built for another reason.
 	ReasonBuildFailed = "BuildFailed"
 	// ReasonInvalidTLS: an extender's TLS material is missing or unreadable.

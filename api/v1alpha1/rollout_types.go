@@ -274,7 +274,76 @@ type RolloutAnalysis struct {
 	// +optional
 	// +kubebuilder:validation:Enum=Fail;Pass
 	OnInsufficientSamples string `json:"onInsufficientSamples,omitempty"`
+	// Metrics of your own: PromQL queries to the Prometheus the operator
+	// is given (--prometheus-address), each judged by a CEL condition on
+	// its result, measured while a shadow or canary step runs, beside the
+	// built-in metrics above. A metric that fails more often than its
+	// failureLimit fails the step at once.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	Metrics []AnalysisMetric `json:"metrics,omitempty"`
 }
+
+// AnalysisMetric is a Prometheus query whose result a CEL condition
+// judges, measured every Interval while a step runs (docs/rollout.md,
+// "Your own metrics").
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || (duration(self.interval) >= duration('1s') && duration(self.interval) <= duration('1h'))",message="interval must be between 1s and 1h",fieldPath=".interval"
+type AnalysisMetric struct {
+	// Name of the metric in status.rollout.analysis: a DNS-1123 label
+	// (lower case, so it never meets a built-in metric's name).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+	// Query is a PromQL instant query, evaluated at each measurement.
+	// Before it is sent, $profile is replaced by the profile's
+	// schedulerName (the profile label of the scheduler's metrics),
+	// $generation by the generation rolled out, $servingGeneration by
+	// the one serving, and $window by the time since the step started,
+	// as a PromQL duration in seconds ("90s"). It must return a scalar or
+	// an instant vector.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Query string `json:"query"`
+	// SuccessCondition is a CEL expression over result, the query's
+	// values as a list of doubles (a scalar's one value; an instant
+	// vector's, in the order of their label sets), true when the
+	// measurement passes: for example "size(result) == 1 && result[0] <
+	// 0.05". A condition that cannot be evaluated (result[0] of no
+	// series) is an error of the measurement (onError).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	SuccessCondition string `json:"successCondition"`
+	// Interval between two measurements, 1s to 1h. Default: the
+	// analysis' interval. A query unanswered within the shorter of its
+	// interval and 5s is an error of the measurement.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	Interval *metav1.Duration `json:"interval,omitempty"`
+	// FailureLimit is how many failed measurements a step's window
+	// allows; one more fails the step. 0 to 100, default 0.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	FailureLimit *int32 `json:"failureLimit,omitempty"`
+	// OnError is what a measurement that could not be taken counts as
+	// (Prometheus unreachable, the query refused or too slow, a matrix
+	// or string result, a condition that cannot be evaluated): Fail (the
+	// default) counts it as a failed measurement; Ignore records it in
+	// status and judges nothing by it.
+	// +optional
+	// +kubebuilder:validation:Enum=Fail;Ignore
+	OnError string `json:"onError,omitempty"`
+}
+
+// What a custom metric's measurement error counts as.
+const (
+	MetricErrorFail   = "Fail"
+	MetricErrorIgnore = "Ignore"
+)
 
 // Rollout phases.
 const (
@@ -380,7 +449,8 @@ type RolloutStatus struct {
 
 // RolloutMetric is one metric of an analysis.
 type RolloutMetric struct {
-	// Metric: UnschedulableRatio, LatencyP99Ratio, Errors, ShadowAgreement.
+	// Metric: UnschedulableRatio, LatencyP99Ratio, Errors, ShadowAgreement,
+	// or the name of one of spec.rollout.analysis.metrics.
 	// +kubebuilder:validation:MaxLength=253
 	Metric string `json:"metric"`
 	// New and Serving are the metric's values for the new generation and
@@ -403,6 +473,17 @@ type RolloutMetric struct {
 	// Pending while the step runs and no failure is certain yet.
 	// +kubebuilder:validation:MaxLength=64
 	Verdict string `json:"verdict"`
+	// Failed and Errored count, for a metric of spec.rollout.analysis.
+	// metrics, the measurements of the step's window that failed its
+	// successCondition and those that could not be taken (Samples counts
+	// them all); Error is the last error.
+	// +optional
+	Failed int32 `json:"failed,omitempty"`
+	// +optional
+	Errored int32 `json:"errored,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Error string `json:"error,omitempty"`
 }
 
 // ShadowResult counts what the new generation judged in a shadow step.

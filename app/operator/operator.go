@@ -133,6 +133,10 @@ type Options struct {
 	ReviewTimeout time.Duration
 	// ReviewConcurrency is how many reviews are answered at once.
 	ReviewConcurrency int
+	// PrometheusAddress is the Prometheus HTTP API that answers the
+	// queries of spec.rollout.analysis.metrics; empty: a rollout with such
+	// metrics is refused (PrometheusNotConfigured).
+	PrometheusAddress string
 	// ScenarioMaxNodePods bounds pods times nodes of a scenario, its
 	// memory estimate; a larger one is refused, naming the field.
 	ScenarioMaxNodePods int
@@ -253,6 +257,13 @@ func New(cfg *rest.Config, o Options) (*Operator, error) {
 		ReviewConcurrency:        o.ReviewConcurrency,
 		// The scheduler's informer: namespaces are watched once.
 		Namespaces: factory.Core().V1().Namespaces(),
+	}
+	if o.PrometheusAddress != "" {
+		q, err := controllers.NewPrometheusQuerier(o.PrometheusAddress)
+		if err != nil {
+			return nil, fmt.Errorf("--prometheus-address: %w", err)
+		}
+		copts.Metrics = q
 	}
 	if w := o.Webhook; w != nil {
 		ns := w.ServiceNamespace

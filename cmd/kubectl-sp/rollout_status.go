@@ -423,7 +423,11 @@ func renderAnalysis(out io.Writer, analysis []v1alpha1.RolloutMetric) error {
 	fmt.Fprintln(w, "Analysis:")
 	fmt.Fprintln(w, "  METRIC\tNEW\tSERVING\tTHRESHOLD\tSAMPLES\tSERVING SAMPLES\tVERDICT")
 	for _, m := range analysis {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.Metric, orNone(m.New), orNone(m.Serving), orNone(m.Threshold), m.Samples, m.ServingSamples, m.Verdict)
+		verdict := m.Verdict
+		if m.Failed > 0 || m.Errored > 0 {
+			verdict += fmt.Sprintf(" (%d failed, %d errored)", m.Failed, m.Errored)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.Metric, orNone(m.New), orNone(m.Serving), orNone(m.Threshold), m.Samples, m.ServingSamples, verdict)
 	}
 	return w.Flush()
 }

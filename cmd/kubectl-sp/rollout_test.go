@@ -556,3 +556,24 @@ func TestRolloutCommands(t *testing.T) {
 		}
 	})
 }
+
+// A metric of spec.rollout.analysis.metrics is printed with its last
+// result, its condition, and its failed and errored measurements.
+func TestRenderAnalysisOfOwnMetrics(t *testing.T) {
+	var out bytes.Buffer
+	err := renderAnalysis(&out, []v1alpha1.RolloutMetric{
+		{Metric: "Errors", New: "0", Serving: "0", Threshold: "<= 0", Samples: 12, ServingSamples: 40, Verdict: "Pending"},
+		{Metric: "queue-wait", New: "[75]", Threshold: "result[0] < 60.0", Samples: 3, Failed: 2, Errored: 1, Verdict: "Fail"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `Analysis:
+  METRIC       NEW    SERVING   THRESHOLD          SAMPLES   SERVING SAMPLES   VERDICT
+  Errors       0      0         <= 0               12        40                Pending
+  queue-wait   [75]   <none>    result[0] < 60.0   3         0                 Fail (2 failed, 1 errored)
+`
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -48,10 +48,11 @@ var valueSets = map[string][]string{
 	"scheduler knobs": {"--set", "scheduler.featureGates=SchedulerAsyncPreemption=true,scheduler.parallelism=32," +
 		"scheduler.kubeAPIQPS=100,scheduler.kubeAPIBurst=200,scheduler.podInitialBackoff=2s," +
 		"scheduler.podMaxBackoff=20s,scheduler.allowDefaultScheduler=true,scheduler.bindCheck=false,scheduler.profileLoops=false,enableHTTP2=true,logVerbosity=4"},
-	"json logs":              {"--set", "logFormat=json,logVerbosity=2"},
-	"bind arbiter":           {"--set", "bindArbiter.enabled=true,bindArbiter.timeoutSeconds=2"},
-	"crds managed apart":     {"--set", "crds.install=false"},
-	"crds gone on uninstall": {"--set", "crds.keep=false"},
+	"json logs":               {"--set", "logFormat=json,logVerbosity=2"},
+	"bind arbiter":            {"--set", "bindArbiter.enabled=true,bindArbiter.timeoutSeconds=2"},
+	"prometheus for analysis": {"--set", "rollout.prometheus.address=http://prometheus-operated.monitoring:9090"},
+	"crds managed apart":      {"--set", "crds.install=false"},
+	"crds gone on uninstall":  {"--set", "crds.keep=false"},
 }
 
 func TestHelmLintAndTemplate(t *testing.T) {

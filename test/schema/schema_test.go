@@ -247,6 +247,30 @@ var _ = Describe("SchedulerProfile schema", func() {
   rollout:
     steps: [{shadow: {duration: 1m}}]
     analysis: {maxExtensions: 11}`, "spec.rollout.analysis.maxExtensions", "less than or equal to 10"),
+		Entry("rollout metric interval under 1s", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {metrics: [{name: queue-wait, query: up, successCondition: "true", interval: 100ms}]}`, "spec.rollout.analysis.metrics[0].interval", "between 1s and 1h"),
+		Entry("rollout metric failureLimit above 100", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {metrics: [{name: queue-wait, query: up, successCondition: "true", failureLimit: 101}]}`, "spec.rollout.analysis.metrics[0].failureLimit", "less than or equal to 100"),
+		Entry("rollout metric named as no DNS label", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {metrics: [{name: QueueWait, query: up, successCondition: "true"}]}`, "spec.rollout.analysis.metrics[0].name", "should match"),
+		Entry("rollout metric onError neither Fail nor Ignore", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {metrics: [{name: queue-wait, query: up, successCondition: "true", onError: Retry}]}`, "spec.rollout.analysis.metrics[0].onError", "Unsupported value"),
+		Entry("rollout metric without a successCondition", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {metrics: [{name: queue-wait, query: up}]}`, "spec.rollout.analysis.metrics[0].successCondition", "Required value"),
+		Entry("rollout of 9 metrics", `
+  rollout:
+    steps: [{shadow: {duration: 1m}}]
+    analysis: {metrics: [`+manyMetrics(9)+`]}`, "spec.rollout.analysis.metrics", "must have at most 8 items"),
 		Entry("pluginConfig of 65 entries", `
   pluginConfig: [`+manyPluginConfigs(65)+`]`, "spec.pluginConfig", "must have at most 64 items"),
 		Entry("duplicate extender reference", `
@@ -355,6 +379,14 @@ func manyPluginConfigs(n int) string {
 	entries := make([]string, n)
 	for i := range entries {
 		entries[i] = fmt.Sprintf("{name: P%d}", i)
+	}
+	return strings.Join(entries, ", ")
+}
+
+func manyMetrics(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf(`{name: m%d, query: up, successCondition: "true"}`, i)
 	}
 	return strings.Join(entries, ", ")
 }
