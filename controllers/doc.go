@@ -44,10 +44,14 @@ limitations under the License.
 // One concern per file, the file named for the kind it serves:
 //   - schedulerprofile_controller.go: the SchedulerProfile reconciler, its
 //     scope and phases; schedulerprofile_rollout.go: the rollout phase;
+//     rollout_run.go: a rollout in progress in this process, and its steps
+//     as the scheduler and status name them;
 //     rollout_analysis.go: a step's analysis and its verdict;
 //     rollout_metrics.go: the analysis' own metrics (PromQL queries judged
 //     by CEL conditions);
-//     schedulerprofile_status.go: its status, pure functions;
+//     schedulerprofile_report.go: the outcome reported (status patch,
+//     Refused events, metrics); schedulerprofile_status.go: its status,
+//     pure functions;
 //     schedulerprofile_webhook.go: its admission.
 //   - convert.go, convert_paths.go, plugins.go: the conversion to upstream's
 //     profile, the field paths a refusal names, the out-of-tree plugins'

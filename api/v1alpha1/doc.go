@@ -24,8 +24,8 @@ limitations under the License.
 // Layout, kubebuilder's:
 //   - <kind>_types.go: a kind, its spec and status, with the kubebuilder
 //     markers its CRD is generated from; the parts large enough for a file
-//     of their own beside it (rollout_types.go: spec.rollout, its status
-//     and the annotations that steer it; schedulingreview_podgroup_types.go
+//     of their own beside it (rollout_types.go: spec.rollout and the
+//     annotations that steer it; rollout_status_types.go: status.rollout; schedulingreview_podgroup_types.go
 //     and schedulingreview_scenario_types.go: a review's questions;
 //     labelselector_types.go: a LabelSelector with bounds).
 //   - conditions.go: the condition types and reasons every kind reports,

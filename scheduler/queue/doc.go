@@ -29,8 +29,9 @@ limitations under the License.
 // implements the framework's PodNominator and PodActivator.
 //
 // Layout, one mechanism per file, as upstream's backend/queue:
-//   - queue.go: the Queue, its lock and options; Add, Update, Delete and
-//     Pop, which picks across the profiles' active heaps.
+//   - queue.go: the Queue, its lock and options; Add, Update and Delete.
+//   - pop.go: Pop, which picks across the profiles' active heaps, and
+//     PopFor, one profile's loop's.
 //   - profiles.go: the per-profile part (SetProfile, RemoveProfile) and the
 //     queueing hints built from a framework's EnqueueExtensions.
 //   - inflight.go: pods between Pop and the end of their cycle, and the
