@@ -17,16 +17,20 @@ limitations under the License.
 package controllers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -259,5 +263,44 @@ var _ = Describe("SchedulerProfile history", func() {
 		Expect(retried.Status.Rollout.Retried).To(Equal(fmt.Sprintf("%d/1", retried.Generation)))
 		Expect(retried.Status.Rollout.History[0].Reason).To(Equal("Retried"))
 		Expect(op.sched.Candidate(pool)).To(Equal(retried.Generation))
+	})
+
+	It("refuses an undo to a revision that no longer builds as any bad spec, and goes on with the generation serving", func() {
+		const pool = "st-undo-bad"
+		rolloutPool(pool, 2)
+		Expect(k8s.Create(suiteCtx, admitted(newProfile(pool, v1alpha1.SchedulerProfileSpec{})))).To(Succeed())
+		expectLive(pool, timeout)
+		DeferCleanup(func() { deleteProfile(pool) })
+
+		By("a revision whose spec names a plugin this scheduler does not have (one that served an older build, say)")
+		bad, err := json.Marshal(v1alpha1.SchedulerProfileSpec{Plugins: &v1alpha1.Plugins{Score: v1alpha1.PluginSet{Enabled: []v1alpha1.Plugin{{Name: "RetiredScorer", Weight: ptr.To[int32](1)}}}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8s.Create(suiteCtx, &appsv1.ControllerRevision{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pool + "-retired", Labels: map[string]string{v1alpha1.LabelProfile: pool},
+				Annotations: map[string]string{v1alpha1.AnnotationRevisionGeneration: "0"}},
+			Data: runtime.RawExtension{Raw: bad}, Revision: 99,
+		})).To(Succeed())
+
+		sp := changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) {
+			sp.Annotations[v1alpha1.AnnotationRolloutUndo] = fmt.Sprintf("99@%d", sp.Generation)
+		})
+		Eventually(func(g Gomega) {
+			var list eventsv1.EventList
+			g.Expect(k8s.List(suiteCtx, &list)).To(Succeed())
+			g.Expect(slices.ContainsFunc(list.Items, func(e eventsv1.Event) bool {
+				return e.Regarding.Name == pool && e.Type == corev1.EventTypeWarning && e.Action == "Undo" &&
+					strings.Contains(e.Note, "the spec of revision 99 was refused, generation 1 stays") && strings.Contains(e.Note, "RetiredScorer")
+			})).To(BeTrue())
+		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Expect(getProfile(pool).Generation).To(Equal(sp.Generation), "the spec was not written")
+		Expect(getProfile(pool).Status.ActiveGeneration).To(BeEquivalentTo(1))
+
+		By("the profile still reconciles: the next change goes live")
+		changeProfile(pool, func(sp *v1alpha1.SchedulerProfile) {
+			delete(sp.Annotations, v1alpha1.AnnotationRolloutUndo)
+			sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		})
+		expectLive(pool, timeout)
+		Expect(getProfile(pool).Status.ActiveGeneration).To(BeEquivalentTo(2))
 	})
 })

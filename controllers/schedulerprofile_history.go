@@ -28,6 +28,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -187,7 +188,16 @@ func (r *schedulerProfileReconciler) followUndo(ctx context.Context, sp *v1alpha
 	// at once (a rollout of it ends at its first reconcile).
 	undone.Annotations[v1alpha1.AnnotationRolloutPromote] = fmt.Sprintf("%d/full", sp.Generation+1)
 	if err := r.Client.Update(ctx, undone); err != nil {
-		return false, fmt.Errorf("undoing to revision %d: %w", n, err)
+		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) && !apierrors.IsBadRequest(err) {
+			return false, fmt.Errorf("undoing to revision %d: %w", n, err)
+		}
+		// Refused as any bad spec is (the admission webhook builds it):
+		// said, and the profile goes on as it is, its serving
+		// generation kept.
+		r.Recorder.Eventf(sp, nil, corev1.EventTypeWarning, v1alpha1.EventRolloutStep, "Undo", "annotation %s=%q: the spec of revision %d was refused, generation %d stays: %v",
+			v1alpha1.AnnotationRolloutUndo, v, n, sp.Generation, err)
+		log.FromContext(ctx).Info("Undo refused", "revision", n, "generation", sp.Generation, "error", err.Error())
+		return false, nil
 	}
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Undo", "generation %d: the spec of revision %d (generation %s) put back, promoted at once",
 		sp.Generation, n, revs[i].Annotations[v1alpha1.AnnotationRevisionGeneration])

@@ -205,6 +205,7 @@ func (o *rolloutChangeOptions) run(ctx context.Context, args []string) error {
 		return err
 	}
 	var key, value string
+	annotations := map[string]any{}
 	switch o.verb {
 	case "undo":
 		revs, err := listRevisions(ctx, c, o.flags, sp.Name)
@@ -222,8 +223,19 @@ func (o *rolloutChangeOptions) run(ctx context.Context, args []string) error {
 			return err
 		}
 		key, value = v1alpha1.AnnotationRolloutRetry, v
+		// An abort or a step's promotion of the generation, left in
+		// place, would end the retried rollout at once: removed in the
+		// same write.
+		gen := strconv.FormatInt(sp.Generation, 10)
+		if sp.Annotations[v1alpha1.AnnotationRolloutAbort] == gen {
+			annotations[v1alpha1.AnnotationRolloutAbort] = nil
+		}
+		if g, _, _ := strings.Cut(sp.Annotations[v1alpha1.AnnotationRolloutPromote], "/"); g == gen {
+			annotations[v1alpha1.AnnotationRolloutPromote] = nil
+		}
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	annotations[key] = value
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
 	if err != nil {
 		return err
 	}

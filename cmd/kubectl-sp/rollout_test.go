@@ -490,6 +490,36 @@ func TestRolloutCommands(t *testing.T) {
 		}
 	})
 
+	t.Run("retry after an abort takes the abort and a step's promotion away in the same write", func(t *testing.T) {
+		e.setStatus(name, func(sp *v1alpha1.SchedulerProfile) {
+			ro := sp.Status.Rollout
+			ro.Phase, ro.Step, ro.Summary, ro.Message = v1alpha1.RolloutAborted, 0, "aborted", "aborted (annotation "+v1alpha1.AnnotationRolloutAbort+")"
+		})
+		sp := e.profile(name)
+		sp.Annotations[v1alpha1.AnnotationRolloutPromote] = "2/1"
+		if err := e.c.Update(context.Background(), sp); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.run("rollout", "retry", name); r.err != nil {
+			t.Fatalf("retry: %v %q", r.err, r.out)
+		}
+		got := e.profile(name).Annotations
+		if got[v1alpha1.AnnotationRolloutRetry] != "2/1" {
+			t.Errorf("retry annotation %q, want 2/1", got[v1alpha1.AnnotationRolloutRetry])
+		}
+		for _, key := range []string{v1alpha1.AnnotationRolloutAbort, v1alpha1.AnnotationRolloutPromote} {
+			if v, ok := got[key]; ok {
+				t.Errorf("%s=%q left in place: it would end the retried rollout at once", key, v)
+			}
+		}
+		if got["team"] != "platform" {
+			t.Errorf("the profile's own annotations changed: %v", got)
+		}
+		// The operator rolls it out again, at step 2 as the specs after
+		// this one expect.
+		e.setStatus(name, atCanaryStep(2))
+	})
+
 	t.Run("status watches until promoted", func(t *testing.T) {
 		out, done := e.start(ctx, "rollout", "status", name)
 		waitFor(t, out, done, "Waiting for")
