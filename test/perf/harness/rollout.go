@@ -56,9 +56,14 @@ type RolloutRun struct {
 	ShadowPairs []ShadowPair `json:"shadowPairs,omitempty"`
 	// Blast is the bad change with a canary step, then at once.
 	Blast []*BlastRun `json:"blast,omitempty"`
-	// Promote is the good change through its steps to promotion.
+	// Promote is the good change through its steps to promotion: the
+	// first of Promotes.
 	Promote *PromoteRun `json:"promote,omitempty"`
-	Error   string      `json:"error,omitempty"`
+	// Promotes are every run of the good change (rollout.goodRepeat of
+	// them), each on a fresh namespace; Good counts how they ended.
+	Promotes []*PromoteRun `json:"promotes,omitempty"`
+	Good     *GoodOutcomes `json:"good,omitempty"`
+	Error    string        `json:"error,omitempty"`
 }
 
 // ShadowPair is the measured step's throughput run without and with a
@@ -81,24 +86,33 @@ type ShadowPair struct {
 // applied under steady load with one canary step, or at once.
 type BlastRun struct {
 	// Percent is the canary's share; 0: the change was applied at once.
-	Percent    int     `json:"percent"`
-	Namespace  string  `json:"namespace"`
-	Nodes      int     `json:"nodes"`
-	Rate       float64 `json:"rate"`
-	Generation int64   `json:"generation"`
+	Percent int `json:"percent"`
+	// StepSeconds is the canary step's duration (0 at once).
+	StepSeconds float64 `json:"stepSeconds,omitempty"`
+	Namespace   string  `json:"namespace"`
+	Nodes       int     `json:"nodes"`
+	Rate        float64 `json:"rate"`
+	Generation  int64   `json:"generation"`
 	// WindowSeconds is from the change to the end of the load.
 	WindowSeconds float64 `json:"windowSeconds"`
 	Created       int     `json:"created"`
 	Bound         int     `json:"bound"`
-	// PoolPods are pods of pool b created from the change to the end of
-	// the load.
-	PoolPods int `json:"poolPods"`
+	// CreatedSinceChange are the pods created from the change to the end
+	// of the load, PoolPods those of pool b.
+	CreatedSinceChange int `json:"createdSinceChange"`
+	PoolPods           int `json:"poolPods"`
 	// Blast is what the bad generation did to the pods.
 	Blast BlastCounts `json:"blast"`
 	// ToRollbackMillis: with a canary, from the change to
 	// status.rollout.phase RolledBack seen (-1: not seen); at once, from
 	// the change to the generation seen active.
 	ToRollbackMillis float64 `json:"toRollbackMillis"`
+	// FirstFailureMillis is from the change to the first pod of the bad
+	// generation's share (FirstFailure) seen unschedulable (-1: none).
+	FirstFailureMillis float64 `json:"firstFailureMillis"`
+	// FailureToRollbackMillis: with a canary, from that first failure to
+	// status.rollout.phase RolledBack seen (-1: either not seen).
+	FailureToRollbackMillis float64 `json:"failureToRollbackMillis"`
 	// RecoveredMillis: with a canary, from the rollback seen to the last
 	// bind of a pod that went pending (-1: some never bound).
 	RecoveredMillis float64 `json:"recoveredMillis"`
@@ -169,7 +183,8 @@ type RolloutChange struct {
 
 // RunRollout runs the rollout case on sched: upstream makes pairs
 // throughput runs of the measured step; ours makes pairs shadow pairs,
-// then the bad change with a canary and at once, then the good change.
+// then the bad change with a canary and at once, then the good change
+// rollout.goodRepeat times.
 func (r *Runner) RunRollout(ctx context.Context, c *workloads.Case, vals map[string]int, sched Scheduler, schedulerName string, pairs int) (run *RolloutRun, err error) {
 	run = &RolloutRun{Scheduler: sched.Name()}
 	defer func() {
@@ -215,9 +230,10 @@ func (r *Runner) RunRollout(ctx context.Context, c *workloads.Case, vals map[str
 	if ctx.Err() != nil {
 		return run, errors.Join(append(errs, ctx.Err())...)
 	}
-	// At once, over as long a window as the canary's.
+	// At once, over as long a window as the canary's when it was rolled
+	// back (one not rolled back ran to the harness' bound of the wait).
 	window := rv.Step + rv.After
-	if canary.WindowSeconds > 0 {
+	if canary.WindowSeconds > 0 && canary.ToRollbackMillis >= 0 {
 		window = time.Duration(canary.WindowSeconds * float64(time.Second))
 	}
 	setRun("blast-at-once")
@@ -227,9 +243,28 @@ func (r *Runner) RunRollout(ctx context.Context, c *workloads.Case, vals map[str
 	if ctx.Err() != nil {
 		return run, errors.Join(append(errs, ctx.Err())...)
 	}
-	setRun("promote")
-	run.Promote, err = r.promote(ctx, c, vals, ps, schedulerName, rv)
-	return run, errors.Join(append(errs, err)...)
+	for i := range rv.GoodRepeat {
+		tag := "promote"
+		if rv.GoodRepeat > 1 {
+			tag = fmt.Sprintf("promote-%d", i+1)
+		}
+		setRun(tag)
+		p, err := r.promote(ctx, c, vals, ps, schedulerName, rv, tag)
+		run.Promotes = append(run.Promotes, p)
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if len(run.Promotes) > 0 {
+		run.Promote = run.Promotes[0]
+	}
+	g := CountGood(run.Promotes)
+	run.Good = &g
+	if rv.GoodRepeat > 1 {
+		r.logf("rollout: the good change %d times: %d promoted, %d rolled back (false rollbacks), %d other", g.Runs, g.Promoted, g.RolledBack, g.Other)
+	}
+	return run, errors.Join(errs...)
 }
 
 // shadowPairs makes n pairs of the measured step's throughput run, without
@@ -500,10 +535,12 @@ func rolloutTimeout(step time.Duration, steps int) time.Duration {
 }
 
 // blast applies the case's bad change under the pools' load: with a
-// canary step of percent, until the rollout ends and afterSeconds more;
-// with percent 0 at once, for window.
+// canary step of percent, until the rollout ends (waitBlastVerdict: an
+// error when it is not rolled back soon after its first failures,
+// however long the step) and afterSeconds more; with percent 0 at once,
+// for window.
 func (r *Runner) blast(ctx context.Context, c *workloads.Case, vals map[string]int, ps *ProfileScheduler, schedulerName string, rv workloads.RolloutValues, percent int, window time.Duration) (run *BlastRun, err error) {
-	run = &BlastRun{Percent: percent, Rate: float64(rv.Rate), ToRollbackMillis: -1, RecoveredMillis: -1}
+	run = &BlastRun{Percent: percent, Rate: float64(rv.Rate), ToRollbackMillis: -1, FirstFailureMillis: -1, FailureToRollbackMillis: -1, RecoveredMillis: -1}
 	defer func() {
 		if err != nil {
 			run.Error = err.Error()
@@ -531,6 +568,7 @@ func (r *Runner) blast(ctx context.Context, c *workloads.Case, vals map[string]i
 	}
 	var applied, badUntil time.Time
 	if percent > 0 {
+		run.StepSeconds = rv.BlastStep.Seconds()
 		var gen int64
 		gen, applied, err = ps.ApplyRollout(ctx, bad, &v1alpha1.Rollout{
 			Steps:    []v1alpha1.RolloutStep{{Canary: &v1alpha1.CanaryStep{Percent: int32(percent), Duration: metav1.Duration{Duration: rv.BlastStep}}}},
@@ -540,13 +578,15 @@ func (r *Runner) blast(ctx context.Context, c *workloads.Case, vals map[string]i
 			return run, err
 		}
 		run.Generation = gen
-		seen, werr := ps.Watcher().WaitRollout(ctx, rolloutTimeout(rv.BlastStep, 1), rolloutEnded(gen))
+		seen, werr := r.waitBlastVerdict(ctx, ps, pl.e.rec, gen, applied, percent, rolloutTimeout(rv.BlastStep, 1))
 		badUntil = time.Now()
 		if werr == nil {
 			badUntil = seen.At
 			run.Phase, run.Message = seen.Status.Phase, seen.Status.Message
 			if seen.Status.Phase == v1alpha1.RolloutRolledBack {
 				run.ToRollbackMillis = millis(seen.At.Sub(applied))
+			} else {
+				werr = fmt.Errorf("the bad change's canary ended %s, not RolledBack: %s", seen.Status.Phase, seen.Status.Message)
 			}
 		}
 		err = errors.Join(err, werr)
@@ -590,9 +630,20 @@ func (r *Runner) blast(ctx context.Context, c *workloads.Case, vals map[string]i
 	podsA, podsB := e.rec.Pods(loadA), e.rec.Pods(loadB)
 	all := append(podsA, podsB...)
 	run.Blast = CountBlast(all, applied, badUntil, percent)
+	if first := FirstFailure(all, applied, percent); !first.IsZero() {
+		run.FirstFailureMillis = millis(first.Sub(applied))
+		if percent > 0 && run.ToRollbackMillis >= 0 {
+			run.FailureToRollbackMillis = run.ToRollbackMillis - run.FirstFailureMillis
+		}
+	}
 	for _, p := range all {
 		if p.Node != "" {
 			run.Bound++
+		}
+	}
+	for _, p := range all {
+		if !p.Created.Before(applied) && !p.Created.After(loadEnd) {
+			run.CreatedSinceChange++
 		}
 	}
 	for _, p := range podsB {
@@ -604,8 +655,9 @@ func (r *Runner) blast(ctx context.Context, c *workloads.Case, vals map[string]i
 		run.RecoveredMillis = recovered(all, badUntil)
 	}
 	b := run.Blast
-	r.logf("rollout/%s: %d created, %d bound; went pending %d (outside the canary's share %d), bound by the bad generation %d, affected %d, pending at the end %d, bound twice %d; change→rolled back %.0f ms (%s)",
-		tag, run.Created, run.Bound, b.WentPending, b.OutsideCanary, b.BoundByBad, b.Affected, b.PendingAtEnd, b.DoubleBound, run.ToRollbackMillis, run.Phase)
+	r.logf("rollout/%s: %d created, %d bound; went pending %d (outside the canary's share %d), bound by the bad generation %d, affected %d, pending at the end %d, bound twice %d; change→rolled back %.0f ms, change→first failure %.0f ms, first failure→rolled back %.0f ms (%s)",
+		tag, run.Created, run.Bound, b.WentPending, b.OutsideCanary, b.BoundByBad, b.Affected, b.PendingAtEnd, b.DoubleBound,
+		run.ToRollbackMillis, run.FirstFailureMillis, run.FailureToRollbackMillis, run.Phase)
 	return run, err
 }
 
@@ -670,8 +722,8 @@ func recovered(pods []PodState, since time.Time) float64 {
 
 // promote rolls the case's good change out under the pools' load with a
 // shadow step and a canary step of promotePercent, to its end, then
-// afterSeconds more.
-func (r *Runner) promote(ctx context.Context, c *workloads.Case, vals map[string]int, ps *ProfileScheduler, schedulerName string, rv workloads.RolloutValues) (run *PromoteRun, err error) {
+// afterSeconds more; tag names the run (its namespace and log lines).
+func (r *Runner) promote(ctx context.Context, c *workloads.Case, vals map[string]int, ps *ProfileScheduler, schedulerName string, rv workloads.RolloutValues, tag string) (run *PromoteRun, err error) {
 	run = &PromoteRun{Rate: float64(rv.Rate), ToPromotedMillis: -1,
 		Steps: fmt.Sprintf("shadow %s, canary %d%% %s", rv.Step, rv.PromotePercent, rv.Step)}
 	defer func() {
@@ -683,7 +735,7 @@ func (r *Runner) promote(ctx context.Context, c *workloads.Case, vals map[string
 	if err != nil {
 		return run, err
 	}
-	pl, done, err := r.startPools(ctx, c, vals, ps, schedulerName, "promote", rv)
+	pl, done, err := r.startPools(ctx, c, vals, ps, schedulerName, tag, rv)
 	defer done()
 	if pl.e != nil {
 		run.Namespace = pl.e.ns
@@ -721,13 +773,13 @@ func (r *Runner) promote(ctx context.Context, c *workloads.Case, vals map[string
 	run.Created = int(pl.created.Load())
 	err = errors.Join(err, pl.loadErr)
 	e := pl.e
-	r.logf("rollout/promote: %d pods created; draining", run.Created)
+	r.logf("rollout/%s: %d pods created; draining", tag, run.Created)
 	for _, s := range []struct {
 		step string
 		n    int
 	}{{loadA, (run.Created + 1) / 2}, {loadB, run.Created / 2}} {
 		if _, derr := e.rec.WaitBound(ctx, s.step, s.n, rv.Drain, rv.Drain); derr != nil {
-			r.logf("rollout/promote: %v", derr)
+			r.logf("rollout/%s: %v", tag, derr)
 		}
 	}
 	var binds []time.Time
@@ -750,8 +802,8 @@ func (r *Runner) promote(ctx context.Context, c *workloads.Case, vals map[string
 	}
 	over, overErr := r.overcommitted(ctx)
 	run.Overcommitted = over
-	r.logf("rollout/promote: %s: %s after %.0f ms; %d created, %d bound, %d lost, %d bound twice; longest gap %.0f ms; changes %+v",
-		run.Steps, run.Phase, run.ToPromotedMillis, run.Created, run.Bound, run.Lost, run.DoubleBound, run.LongestGapMillis, run.Changes)
+	r.logf("rollout/%s: %s: %s after %.0f ms; %d created, %d bound, %d lost, %d bound twice; longest gap %.0f ms; changes %+v",
+		tag, run.Steps, run.Phase, run.ToPromotedMillis, run.Created, run.Bound, run.Lost, run.DoubleBound, run.LongestGapMillis, run.Changes)
 	return run, errors.Join(err, overErr)
 }
 

@@ -27,11 +27,13 @@ import (
 
 // Targets of the rollout case (issue 31): a shadow step running costs at
 // most 5% of the throughput and 30% more CPU per pod; a step change
-// pauses binding for less than GapTarget.
+// pauses binding for less than GapTarget. Issue 43: a bad change's canary
+// is rolled back within CanaryRollbackTarget of its first failures.
 const (
-	ShadowThroughputTarget = 0.95
-	ShadowCPUTarget        = 1.3
-	GapTargetMillis        = 100
+	ShadowThroughputTarget     = 0.95
+	ShadowCPUTarget            = 1.3
+	GapTargetMillis            = 100
+	CanaryRollbackTargetMillis = 15000
 )
 
 // rolloutOf returns scheduler s's rollout run, nil without one.
@@ -62,6 +64,26 @@ func ShadowCost(pairs []harness.ShadowPair) (throughput, cpu, shadowCPU float64,
 		return 0, 0, 0, 0
 	}
 	return median(thr), median(cp), median(sh), len(thr)
+}
+
+// goodRuns are the runs of the good change: Promotes, or Promote alone in
+// a report written before rollout.goodRepeat.
+func goodRuns(run *harness.RolloutRun) []*harness.PromoteRun {
+	if len(run.Promotes) > 0 {
+		return run.Promotes
+	}
+	if run.Promote != nil {
+		return []*harness.PromoteRun{run.Promote}
+	}
+	return nil
+}
+
+// rate is a false-rollback rate as a percentage ("–": no run judged).
+func rate(g harness.GoodOutcomes) string {
+	if g.FalseRollbackRate < 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*g.FalseRollbackRate)
 }
 
 // median of xs (the lower middle one of an even count).
@@ -103,24 +125,29 @@ func (r *Report) writeRollout(b *strings.Builder) {
 	}
 	if len(ours.Blast) > 0 {
 		b.WriteString("Blast radius: pods of two pools (nodeSelector) created at a steady rate; a change that excludes pool b " +
-			"(NodeAffinity addedAffinity) applied with one canary step (its analysis judged at the step's end), then at once over as long a window. " +
+			"(NodeAffinity addedAffinity) applied with one canary step (its analysis looking every analysis.interval while the step runs), " +
+			"then at once over as long a window. " +
 			"Went pending: seen with PodScheduled=False (Unschedulable); bound by the bad generation: bound between the change and the rollback seen, " +
-			"with a canary only the pods its hash picks; pending at the end: after the load stopped and a drain.\n\n")
-		b.WriteString("| change | window s | pods / of pool b | went pending | bound by the bad generation | affected | pending at the end | bound twice | change→rolled back ms | rolled back→last pending pod bound ms | phase |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+			"with a canary only the pods its hash picks; pending at the end: after the load stopped and a drain. " +
+			"First failure: the first pod of the bad generation's share created since the change seen unschedulable.\n\n")
+		b.WriteString("| change | window s | pods / of pool b | went pending | bound by the bad generation | affected | pending at the end | bound twice | change→rolled back ms | change→first failure ms | first failure→rolled back ms | rolled back→last pending pod bound ms | phase |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, x := range ours.Blast {
-			what, back, rec := "at once", "–", "–"
+			what, back, fail, rec := "at once", "–", "–", "–"
 			if x.Percent > 0 {
 				what = fmt.Sprintf("canary %d%%", x.Percent)
-				back, rec = millisOrNone(x.ToRollbackMillis), millisOrNone(x.RecoveredMillis)
+				if x.StepSeconds > 0 {
+					what += fmt.Sprintf(" (%.0f s step)", x.StepSeconds)
+				}
+				back, fail, rec = millisOrNone(x.ToRollbackMillis), millisOrNone(x.FailureToRollbackMillis), millisOrNone(x.RecoveredMillis)
 			}
 			phase := x.Phase
 			if x.Error != "" {
 				phase += " (error: " + x.Error + ")"
 			}
 			bl := x.Blast
-			fmt.Fprintf(b, "| %s | %.1f | %d / %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", what, x.WindowSeconds, x.Created, x.PoolPods,
-				bl.WentPending, bl.BoundByBad, bl.Affected, bl.PendingAtEnd, bl.DoubleBound, back, rec, phase)
+			fmt.Fprintf(b, "| %s | %.1f | %d / %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", what, x.WindowSeconds, x.Created, x.PoolPods,
+				bl.WentPending, bl.BoundByBad, bl.Affected, bl.PendingAtEnd, bl.DoubleBound, back, millisOrNone(x.FirstFailureMillis), fail, rec, phase)
 		}
 		b.WriteString("\n")
 	}
@@ -139,6 +166,25 @@ func (r *Report) writeRollout(b *strings.Builder) {
 		if p.Error != "" {
 			fmt.Fprintf(b, "- error: %s\n\n", p.Error)
 		}
+	}
+	if runs := goodRuns(ours); len(runs) > 1 {
+		g := harness.CountGood(runs)
+		fmt.Fprintf(b, "The good change rolled out %d times (rollout.goodRepeat), each on a fresh namespace: %d promoted, %d rolled back (false rollbacks), "+
+			"%d other; false-rollback rate %s (of the %d runs that reached a verdict).\n\n", g.Runs, g.Promoted, g.RolledBack, g.Other, rate(g), g.Promoted+g.RolledBack)
+		for i, p := range runs {
+			if p == nil || (p.Phase == "Promoted" && p.Error == "") {
+				continue
+			}
+			fmt.Fprintf(b, "- run %d: %s", i+1, p.Phase)
+			if p.Message != "" {
+				fmt.Fprintf(b, " (%s)", p.Message)
+			}
+			if p.Error != "" {
+				fmt.Fprintf(b, "; error: %s", p.Error)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
 	}
 }
 
@@ -189,7 +235,12 @@ func (r *Report) rolloutChecks() []targetRow {
 		out = append(out,
 			targetRow{fmt.Sprintf("rollout: bad change with canary %d%% rolled back", canary.Percent), "RolledBack",
 				fmt.Sprintf("%s after %s ms", canary.Phase, millisOrNone(canary.ToRollbackMillis)), canary.Phase == "RolledBack" && canary.Error == ""},
-			targetRow{"rollout: pods gone pending outside the canary's share", "0", fmt.Sprint(bl.OutsideCanary), bl.OutsideCanary == 0},
+			targetRow{"rollout: bad change with a canary: rolled back within 15 s of its first failures", fmt.Sprintf("<= %d ms", CanaryRollbackTargetMillis),
+				fmt.Sprintf("%s ms (first failure %s ms after the change; canary %d%%, %.0f s step)", millisOrNone(canary.FailureToRollbackMillis),
+					millisOrNone(canary.FirstFailureMillis), canary.Percent, canary.StepSeconds),
+				canary.FailureToRollbackMillis >= 0 && canary.FailureToRollbackMillis <= CanaryRollbackTargetMillis},
+			targetRow{"rollout: pods gone pending outside the canary's share", "0",
+				fmt.Sprintf("%d (affected %d of the %d created since the change)", bl.OutsideCanary, bl.Affected, canary.CreatedSinceChange), bl.OutsideCanary == 0},
 			targetRow{"rollout: canary's pods pending at the end / bound twice", "0 / 0", fmt.Sprintf("%d / %d", bl.PendingAtEnd, bl.DoubleBound), bl.PendingAtEnd == 0 && bl.DoubleBound == 0})
 		if atOnce != nil {
 			out = append(out, targetRow{"rollout: pods affected by the bad change, canary / at once", "canary fewer",
@@ -210,6 +261,12 @@ func (r *Report) rolloutChecks() []targetRow {
 			targetRow{"rollout: good change promoted", "Promoted", promoted, p.Phase == "Promoted"},
 			targetRow{"rollout: good change pods lost / bound twice", "0 / 0", fmt.Sprintf("%d / %d", p.Lost, p.DoubleBound), p.Lost == 0 && p.DoubleBound == 0 && len(p.Overcommitted) == 0 && p.Error == ""},
 			targetRow{"rollout: longest no-bind gap at a step change", fmt.Sprintf("< %d ms", GapTargetMillis), fmt.Sprintf("%.0f ms", gap), len(p.Changes) > 0 && gap < GapTargetMillis})
+	}
+	if runs := goodRuns(ours); len(runs) > 0 {
+		g := harness.CountGood(runs)
+		out = append(out, targetRow{"rollout: good change: no false rollback", "0 rolled back",
+			fmt.Sprintf("%d of %d runs rolled back (false-rollback rate %s), %d promoted, %d other", g.RolledBack, g.Runs, rate(g), g.Promoted, g.Other),
+			g.Runs > 0 && g.RolledBack == 0 && g.Other == 0})
 	}
 	return out
 }

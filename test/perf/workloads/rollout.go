@@ -38,7 +38,8 @@ import (
 //     CanaryPercent and StepSeconds, then applied at once.
 //   - A good change: GoodChange rolled out with a shadow step and a canary
 //     step of PromotePercent, each StepSeconds, under the same load, to
-//     promotion.
+//     promotion; GoodRepeat times, each on a fresh namespace, for its
+//     false-rollback rate.
 type Rollout struct {
 	// ShadowChange is the profile the shadow step judges with.
 	ShadowChange json.RawMessage `json:"shadowChange"`
@@ -66,6 +67,9 @@ type Rollout struct {
 	PromotePercent Count `json:"promotePercent"`
 	// MinSamples is the analysis' minSamples.
 	MinSamples Count `json:"minSamples"`
+	// GoodRepeat is how many times the good change is rolled out (1 to
+	// MaxGoodRepeat, 1 when unset): its false rollbacks over them.
+	GoodRepeat *Count `json:"goodRepeat,omitempty"`
 	// WarmupMillis of load before a change; AfterSeconds of load after
 	// the rollout ended; DrainSeconds bounds the wait for the pods left.
 	WarmupMillis Count `json:"warmupMillis"`
@@ -76,13 +80,19 @@ type Rollout struct {
 // MinStepSeconds is the shortest step spec.rollout accepts.
 const MinStepSeconds = 10
 
+// MaxGoodRepeat bounds rollout.goodRepeat: each run of the good change
+// lasts its two steps and more.
+const MaxGoodRepeat = 100
+
 // RolloutValues are a rollout case's counts, resolved.
 type RolloutValues struct {
 	PoolNodes, Rate, CanaryPercent, PromotePercent, MinSamples int
 	Step, BlastStep, Warmup, After, Drain                      time.Duration
+	GoodRepeat                                                 int
 }
 
-// Values resolves the counts against vals.
+// Values resolves the counts against vals, and checks those a -set may
+// change without the case's validation seeing it (goodRepeat).
 func (x *Rollout) Values(vals map[string]int) (RolloutValues, error) {
 	var v RolloutValues
 	var errs []error
@@ -104,6 +114,18 @@ func (x *Rollout) Values(vals map[string]int) (RolloutValues, error) {
 	v.Warmup = time.Duration(num("warmupMillis", x.WarmupMillis)) * time.Millisecond
 	v.After = time.Duration(num("afterSeconds", x.AfterSeconds)) * time.Second
 	v.Drain = time.Duration(num("drainSeconds", x.DrainSeconds)) * time.Second
+	v.GoodRepeat = 1
+	if x.GoodRepeat != nil {
+		n, err := x.GoodRepeat.Value(vals)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("rollout.goodRepeat: %w", err))
+		case n < 1 || n > MaxGoodRepeat:
+			errs = append(errs, fmt.Errorf("rollout.goodRepeat must be 1 to %d, got %d", MaxGoodRepeat, n))
+		default:
+			v.GoodRepeat = n
+		}
+	}
 	return v, errors.Join(errs...)
 }
 
