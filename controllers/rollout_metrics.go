@@ -120,12 +120,15 @@ func (v metricVars) expand(query string) string {
 
 // measureMetrics takes the measurements of spec.rollout.analysis.metrics
 // that are due at now (each every its interval from the step's start;
-// every one when final, at the step's end) into runs.
+// every one when final, at the step's end) into runs. The queries run at
+// once, so that a reconcile waits on Prometheus for at most one
+// measurement's timeout, however many metrics are due.
 func measureMetrics(ctx context.Context, q MetricsQuerier, a *v1alpha1.RolloutAnalysis, runs metricRuns, vars metricVars, stepStarted, now time.Time, final bool) {
 	if a == nil {
 		return
 	}
 	b := boundsOf(a)
+	var wg sync.WaitGroup
 	for _, m := range a.Metrics {
 		mr := runs[m.Name]
 		if mr == nil {
@@ -136,21 +139,29 @@ func measureMetrics(ctx context.Context, q MetricsQuerier, a *v1alpha1.RolloutAn
 		if !final && now.Sub(mr.last) < every {
 			continue
 		}
-		mr.last, mr.measured = now, mr.measured+1
-		value, ok, err := measure(ctx, q, m, vars.expand(m.Query), min(every, maxMeasureTimeout), now)
-		switch {
-		case err != nil:
-			mr.errored++
-			mr.err = err.Error()
-			if m.OnError != v1alpha1.MetricErrorIgnore {
-				mr.failed++
-			}
-		case !ok:
+		wg.Go(func() {
+			value, ok, err := measure(ctx, q, m, vars.expand(m.Query), min(every, maxMeasureTimeout), now)
+			mr.record(m, value, ok, err, now)
+		})
+	}
+	wg.Wait()
+}
+
+// record counts one measurement of m taken at now.
+func (mr *metricRun) record(m v1alpha1.AnalysisMetric, value string, ok bool, err error, now time.Time) {
+	mr.last, mr.measured = now, mr.measured+1
+	switch {
+	case err != nil:
+		mr.errored++
+		mr.err = err.Error()
+		if m.OnError != v1alpha1.MetricErrorIgnore {
 			mr.failed++
 		}
-		if err == nil {
-			mr.value = value
-		}
+	case !ok:
+		mr.failed++
+	}
+	if err == nil {
+		mr.value = value
 	}
 }
 

@@ -148,6 +148,26 @@ func TestMeasureTimesOut(t *testing.T) {
 	}
 }
 
+// Metrics due together are measured together: a reconcile waits on a
+// Prometheus that does not answer for one timeout, not one per metric.
+func TestMeasureMetricsAtOnce(t *testing.T) {
+	_, q := startPromAPI(t, nil)
+	a := &v1alpha1.RolloutAnalysis{}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		a.Metrics = append(a.Metrics, v1alpha1.AnalysisMetric{Name: name, Query: "slow", SuccessCondition: "true", Interval: &metav1.Duration{Duration: time.Second}})
+	}
+	runs, start := metricRuns{}, time.Now()
+	measureMetrics(context.Background(), q, a, runs, metricVars{}, start.Add(-time.Second), start, false)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("four metrics of a 1s timeout took %s", took)
+	}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		if mr := runs[name]; mr == nil || mr.measured != 1 || mr.errored != 1 || mr.failed != 1 {
+			t.Errorf("%s: %+v, want one measurement, an error counted as a failure", name, mr)
+		}
+	}
+}
+
 // An address nothing listens on is an error of each measurement.
 func TestMeasureUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
