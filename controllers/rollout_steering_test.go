@@ -86,6 +86,82 @@ var _ = Describe("SchedulerProfile rollout, steered", func() {
 		}
 	})
 
+	It("keeps looking at a running step after a restart: the 10-minute canary that fails every pod is rolled back within seconds by the new process, once", func() {
+		const pool = "st-restart"
+		servingOnPool(pool, 2)
+		ns := createNamespace(pool)
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = excludingPool(pool)
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps:    []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
+			Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, MinSamples: ptr.To[int32](5)},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro).NotTo(BeNil())
+			g.Expect(ro.Phase).To(Equal(v1alpha1.RolloutProgressing))
+			g.Expect(ro.Looks).To(BeNumerically(">=", 1), "looked at while the step runs")
+		}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+		By("the operator is restarted in the middle of the step")
+		op.stop()
+		op = startOperator()
+		resumed := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(resumed.Status.Rollout.Step).To(BeEquivalentTo(1))
+		Expect(resumed.Status.Rollout.Message).To(ContainSubstring("resumed"))
+		Expect(op.sched.Candidate(pool)).To(Equal(resumed.Generation))
+
+		start := time.Now()
+		pods := createPods(ns, "w", pool, pool, 60)
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 30*time.Second)
+		took := time.Since(start)
+		GinkgoWriter.Printf("rolled back %s after the first pods were created, by the restarted process\n", took.Round(100*time.Millisecond))
+		Expect(took).To(BeNumerically("<", 15*time.Second))
+		ro := refused.Status.Rollout
+		Expect(ro.Message).To(ContainSubstring("certain while the step runs"))
+		rolledBack := 0
+		for _, h := range ro.History {
+			if h.Generation == refused.Generation && h.Outcome == v1alpha1.RolloutRolledBack {
+				rolledBack++
+			}
+		}
+		Expect(rolledBack).To(Equal(1), "one verdict, not lost and not doubled: %+v", ro.History)
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+		Consistently(func() string { return getProfile(pool).Status.Rollout.Phase }).WithTimeout(3 * time.Second).Should(Equal(v1alpha1.RolloutRolledBack))
+	})
+
+	It("judges a canary whose selector matches no pod by onInsufficientSamples: extended, then failed for want of samples", func() {
+		const pool = "st-nobody"
+		servingOnPool(pool, 2)
+		ns := createLabelledNamespace(pool, map[string]string{"team": "b"})
+
+		sp := getProfile(pool)
+		sp.Spec.PluginConfig = fitArgs("MostAllocated")
+		sp.Spec.Rollout = &v1alpha1.Rollout{
+			Steps: []v1alpha1.RolloutStep{{Canary: &v1alpha1.CanaryStep{Percent: 100, Duration: metav1.Duration{Duration: 10 * time.Second},
+				Selector: &v1alpha1.CanarySelector{NamespaceSelector: &v1alpha1.LabelSelector{MatchLabels: map[string]string{"team": "nobody"}}}}}},
+			Analysis: &v1alpha1.RolloutAnalysis{MinSamples: ptr.To[int32](3), MaxExtensions: ptr.To[int32](1)},
+		}
+		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		for _, p := range createPods(ns, "b", pool, pool, 6) {
+			boundNode(p, timeout)
+		}
+		Eventually(func(g Gomega) {
+			ro := getProfile(pool).Status.Rollout
+			g.Expect(ro.Extensions).To(BeEquivalentTo(1))
+			g.Expect(ro.Matched).NotTo(BeNil())
+			g.Expect(*ro.Matched).To(BeZero(), "the selector matched none of the pods tried")
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 30*time.Second)
+		Expect(refused.Status.Rollout.Message).To(ContainSubstring("fewer than 3 samples after 1 extensions of step 1 (onInsufficientSamples: Fail)"))
+		Expect(refused.Status.ActiveGeneration).To(BeEquivalentTo(1))
+	})
+
 	It("limits a canary to one team's namespace: only its pods go to the new generation, and status says so", func() {
 		const pool = "st-team"
 		servingOnPool(pool, 2)
