@@ -73,6 +73,29 @@ const (
 	panicPostBindName = "PanicPostBind"
 )
 
+// Plugins that panic before the assume, in the cycle (PreFilter) and in
+// its parallel Score workers.
+const (
+	panicPreFilterName = "PanicPreFilter"
+	panicScoreName     = "PanicScore"
+)
+
+type panicPreFilter struct{}
+
+func (panicPreFilter) Name() string { return panicPreFilterName }
+func (panicPreFilter) PreFilter(context.Context, fwk.CycleState, *corev1.Pod, []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	panic("prefilter panicked")
+}
+func (panicPreFilter) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+type panicScore struct{}
+
+func (panicScore) Name() string { return panicScoreName }
+func (panicScore) Score(context.Context, fwk.CycleState, *corev1.Pod, fwk.NodeInfo) (int64, *fwk.Status) {
+	panic("score panicked")
+}
+func (panicScore) ScoreExtensions() fwk.ScoreExtensions { return nil }
+
 type panicReserve struct{}
 
 func (panicReserve) Name() string { return panicReserveName }
@@ -169,7 +192,8 @@ func outOfTree() (frameworkruntime.Registry, map[string]pluginargs.Validator) {
 	Expect(pluginargs.Register(pinNodeName, &pinNodeArgs{}, nil)).To(Succeed())
 	r := frameworkruntime.Registry{secondSortName: newSecondSort, slowSyncName: newSlowSync, pinNodeName: newPinNode, boomName: newBoom, brokenName: newBroken, panicFilterName: newPanicFilter,
 		panicReserveName: pluginFactory(panicReserve{}), panicPermitName: pluginFactory(panicPermit{}), panicPreBindName: pluginFactory(panicPreBind{}),
-		panicBindName: pluginFactory(panicBind{}), panicPostBindName: pluginFactory(panicPostBind{})}
+		panicBindName: pluginFactory(panicBind{}), panicPostBindName: pluginFactory(panicPostBind{}),
+		panicPreFilterName: pluginFactory(panicPreFilter{}), panicScoreName: pluginFactory(panicScore{})}
 	return r, map[string]pluginargs.Validator{pinNodeName: validatePinNode}
 }
 

@@ -226,6 +226,8 @@ var _ = Describe("SchedulerProfile rollout", func() {
 			Eventually(func() int { return op.sched.AssumedPods(pool) }).WithTimeout(timeout).Should(BeZero())
 		},
 		Entry("Filter, in the parallel workers", "ro-panic", enabledAt("Filter", panicFilterName), canary(50, 10*time.Second), "Errors"),
+		Entry("PreFilter, in the cycle", "ro-panic-prefilter", enabledAt("PreFilter", panicPreFilterName), canary(50, 10*time.Second), "Errors"),
+		Entry("Score, in the parallel workers", "ro-panic-score", enabledAt("Score", panicScoreName), canary(50, 10*time.Second), "Errors"),
 		Entry("Reserve, past the assume", "ro-panic-reserve", enabledAt("Reserve", panicReserveName), canary(50, 10*time.Second), "Errors"),
 		Entry("Permit", "ro-panic-permit", enabledAt("Permit", panicPermitName), canary(50, 10*time.Second), "Errors"),
 		Entry("PreBind, in the binding cycle", "ro-panic-prebind", enabledAt("PreBind", panicPreBindName), canary(50, 10*time.Second), "Errors"),
@@ -235,6 +237,29 @@ var _ = Describe("SchedulerProfile rollout", func() {
 		// the shadow agrees on none, and its panics count as errors.
 		Entry("Filter, in the shadow's judgement", "ro-panic-shadow", enabledAt("Filter", panicFilterName), shadowStep(10*time.Second), "Errors|ShadowAgreement"),
 	)
+
+	It("contains a canary plugin's panic across a restart: the rollout resumes, the new process contains the panics too and rolls the canary back, no pod stuck", func() {
+		const pool = "ro-panic-restart"
+		pods := panickingRollout(pool, enabledAt("Reserve", panicReserveName), canary(50, 10*time.Minute))
+		By("the operator is restarted while the candidate panics")
+		Eventually(func() int64 {
+			w, _ := op.sched.Window(pool, false)
+			return w.Candidate.Errors
+		}).WithTimeout(timeout).Should(BeNumerically(">=", 1))
+		op.stop()
+		op = startOperator()
+		resumed := rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		Expect(resumed.Status.Rollout.Step).To(BeEquivalentTo(1))
+		ns := pods[0].Namespace
+		pods = append(pods, createPods(ns, "after", pool, pool, 10)...)
+		for _, p := range pods {
+			boundNode(p, timeout)
+		}
+		refused := expectRefused(pool, v1alpha1.ReasonRolledBack, 40*time.Second)
+		Expect(readyMessage(refused)).To(ContainSubstring("Errors"))
+		Expect(op.sched.Serving(pool)).To(BeTrue())
+		Eventually(func() int { return op.sched.AssumedPods(pool) }).WithTimeout(timeout).Should(BeZero())
+	})
 
 	It("rolls the newest of two changes out, and retires both generations when the profile is deleted", func() {
 		const pool = "ro-twice"
@@ -389,6 +414,11 @@ func enabledAt(point, plugin string) v1alpha1.Plugins {
 	switch point {
 	case "Filter":
 		p.Filter = set
+	case "PreFilter":
+		p.PreFilter = set
+	case "Score":
+		set.Enabled[0].Weight = ptr.To[int32](1)
+		p.Score = set
 	case "Reserve":
 		p.Reserve = set
 	case "Permit":
