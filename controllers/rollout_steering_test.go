@@ -235,6 +235,37 @@ var _ = Describe("SchedulerProfile rollout, steered", func() {
 		Expect(expectLive(pool, timeout).Status.Rollout.Phase).To(Equal(v1alpha1.RolloutPromoted))
 	})
 
+	DescribeTable("ends a timed pause by its onTimeout: the next step (here the promotion), or a rollback of a gate nobody opened",
+		func(pool, onTimeout, phase string) {
+			servingOnPool(pool, 1)
+			d := 10 * time.Second
+			sp := getProfile(pool)
+			sp.Spec.PluginConfig = fitArgs("MostAllocated")
+			sp.Spec.Rollout = &v1alpha1.Rollout{
+				Steps:    []v1alpha1.RolloutStep{canary(30, 10*time.Second), pauseStep(&d, onTimeout)},
+				Analysis: &v1alpha1.RolloutAnalysis{MinSamples: ptr.To[int32](0)},
+			}
+			Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+			Eventually(func(g Gomega) {
+				ro := getProfile(pool).Status.Rollout
+				g.Expect(ro).NotTo(BeNil())
+				g.Expect(ro.StepKind).To(Equal(v1alpha1.StepPause))
+			}).WithTimeout(40 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+			paused := time.Now()
+			ended := rolloutIn(pool, phase, 40*time.Second)
+			Expect(time.Since(paused)).To(BeNumerically(">=", 8*time.Second), "the pause held for its duration")
+			Expect(ended.Status.Rollout.History[0].Outcome).To(Equal(phase))
+			if phase == v1alpha1.RolloutRolledBack {
+				Expect(ended.Status.Rollout.Message).To(ContainSubstring("pause step 2 ended after 10s without a promotion (onTimeout: Rollback)"))
+				Expect(ended.Status.ActiveGeneration).To(BeEquivalentTo(1))
+			} else {
+				Expect(ended.Status.ActiveGeneration).To(Equal(ended.Generation))
+			}
+		},
+		Entry("onTimeout Continue (the default)", "st-pause-on", "", v1alpha1.RolloutPromoted),
+		Entry("onTimeout Rollback", "st-pause-back", v1alpha1.PauseRollback, v1alpha1.RolloutRolledBack),
+	)
+
 	It("rolls back a failed canary held by onFailure Pause once its pauseTimeout passes", func() {
 		const pool = "st-hold"
 		servingOnPool(pool, 2)
