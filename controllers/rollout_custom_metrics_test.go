@@ -94,25 +94,31 @@ func (p *promStandIn) wasAsked(query string) bool {
 	return slices.Contains(p.asked, query)
 }
 
+// rollOutWithMetrics makes a profile named pool serve its pool, then
+// rolls a change the built-in metrics pass (another scoring strategy) out
+// to a canary of half its pods for d, judged by analysis, and waits until
+// the rollout runs; it returns a namespace for the pool's pods.
+func rollOutWithMetrics(pool string, d time.Duration, analysis *v1alpha1.RolloutAnalysis) string {
+	GinkgoHelper()
+	servingOnPool(pool, 2)
+	ns := createNamespace(pool)
+	sp := getProfile(pool)
+	sp.Spec.PluginConfig = fitArgs("MostAllocated")
+	sp.Spec.Rollout = &v1alpha1.Rollout{Steps: []v1alpha1.RolloutStep{canary(50, d)}, Analysis: analysis}
+	Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+	rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+	return ns
+}
+
 var _ = Describe("SchedulerProfile rollout, your own metrics", func() {
 	It("rolls back, within seconds, a change the built-in metrics pass when a Prometheus metric of its own fails", func() {
 		const pool = "cm-bad"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
 		// The team's queue wait, as its own exporter reports it.
 		prometheusAPI().answer(`team_queue_wait_seconds{profile="cm-bad",generation="2"}`, "120")
-
-		sp := getProfile(pool)
-		sp.Spec.PluginConfig = fitArgs("MostAllocated")
-		sp.Spec.Rollout = &v1alpha1.Rollout{
-			Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
-			Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, Metrics: []v1alpha1.AnalysisMetric{{
-				Name: "queue-wait", Query: `team_queue_wait_seconds{profile="$profile",generation="$generation"}`, SuccessCondition: "result[0] < 30.0",
-			}}},
-		}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
 		start := time.Now()
-		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		ns := rollOutWithMetrics(pool, 10*time.Minute, &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, Metrics: []v1alpha1.AnalysisMetric{{
+			Name: "queue-wait", Query: `team_queue_wait_seconds{profile="$profile",generation="$generation"}`, SuccessCondition: "result[0] < 30.0",
+		}}})
 		for _, p := range createPods(ns, "w", pool, pool, 10) {
 			boundNode(p, timeout)
 		}
@@ -135,23 +141,13 @@ var _ = Describe("SchedulerProfile rollout, your own metrics", func() {
 
 	It("promotes a change whose metric passes, a query Prometheus refuses counted but ignored (onError: Ignore)", func() {
 		const pool = "cm-good"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
 		prometheusAPI().answer(`team_queue_wait_seconds{profile="cm-good",generation="2"}`, "3")
-
-		sp := getProfile(pool)
-		sp.Spec.PluginConfig = fitArgs("MostAllocated")
-		sp.Spec.Rollout = &v1alpha1.Rollout{
-			Steps: []v1alpha1.RolloutStep{canary(50, 10*time.Second)},
-			Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 5 * time.Second}, MinSamples: ptr.To[int32](0), Metrics: []v1alpha1.AnalysisMetric{
-				{Name: "queue-wait", Query: `team_queue_wait_seconds{profile="$profile",generation="$generation"}`,
-					SuccessCondition: "result[0] < 30.0", Interval: &metav1.Duration{Duration: 10 * time.Second}},
-				{Name: "gpu-fragmentation", Query: `no_such_metric{profile="$profile",generation="$generation",serving="$servingGeneration",window="$window"}`,
-					SuccessCondition: "result[0] < 0.2", OnError: v1alpha1.MetricErrorIgnore},
-			}},
-		}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
-		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
+		ns := rollOutWithMetrics(pool, 10*time.Second, &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 5 * time.Second}, MinSamples: ptr.To[int32](0), Metrics: []v1alpha1.AnalysisMetric{
+			{Name: "queue-wait", Query: `team_queue_wait_seconds{profile="$profile",generation="$generation"}`,
+				SuccessCondition: "result[0] < 30.0", Interval: &metav1.Duration{Duration: 10 * time.Second}},
+			{Name: "gpu-fragmentation", Query: `no_such_metric{profile="$profile",generation="$generation",serving="$servingGeneration",window="$window"}`,
+				SuccessCondition: "result[0] < 0.2", OnError: v1alpha1.MetricErrorIgnore},
+		}})
 		for _, p := range createPods(ns, "w", pool, pool, 6) {
 			boundNode(p, timeout)
 		}

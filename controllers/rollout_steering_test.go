@@ -53,19 +53,28 @@ func pauseStep(d *time.Duration, onTimeout string) v1alpha1.RolloutStep {
 	return v1alpha1.RolloutStep{Pause: p}
 }
 
+// failingCanary makes a profile named pool serve its pool, then rolls a
+// change out to a 10-minute canary of half its pods that keeps every pod
+// off the pool, looked at every 2 s; it returns a namespace for the
+// pool's pods.
+func failingCanary(pool string) string {
+	GinkgoHelper()
+	servingOnPool(pool, 2)
+	ns := createNamespace(pool)
+	sp := getProfile(pool)
+	sp.Spec.PluginConfig = excludingPool(pool)
+	sp.Spec.Rollout = &v1alpha1.Rollout{
+		Steps:    []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
+		Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, MinSamples: ptr.To[int32](5)},
+	}
+	Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+	return ns
+}
+
 var _ = Describe("SchedulerProfile rollout, steered", func() {
 	It("rolls a change that fails every canary pod back within seconds of its first failures, not at the end of its 10-minute step", func() {
 		const pool = "st-fast"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
-
-		sp := getProfile(pool)
-		sp.Spec.PluginConfig = excludingPool(pool)
-		sp.Spec.Rollout = &v1alpha1.Rollout{
-			Steps:    []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
-			Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, MinSamples: ptr.To[int32](5)},
-		}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		ns := failingCanary(pool)
 		rolloutIn(pool, v1alpha1.RolloutProgressing, timeout)
 
 		// Enough pods for the serving generation's share to bound its own
@@ -88,16 +97,7 @@ var _ = Describe("SchedulerProfile rollout, steered", func() {
 
 	It("keeps looking at a running step after a restart: the 10-minute canary that fails every pod is rolled back within seconds by the new process, once", func() {
 		const pool = "st-restart"
-		servingOnPool(pool, 2)
-		ns := createNamespace(pool)
-
-		sp := getProfile(pool)
-		sp.Spec.PluginConfig = excludingPool(pool)
-		sp.Spec.Rollout = &v1alpha1.Rollout{
-			Steps:    []v1alpha1.RolloutStep{canary(50, 10*time.Minute)},
-			Analysis: &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, MinSamples: ptr.To[int32](5)},
-		}
-		Expect(k8s.Update(suiteCtx, sp)).To(Succeed())
+		ns := failingCanary(pool)
 		Eventually(func(g Gomega) {
 			ro := getProfile(pool).Status.Rollout
 			g.Expect(ro).NotTo(BeNil())
