@@ -43,7 +43,8 @@ limitations under the License.
 // the cluster was read), never guessed. Documents of other kinds are
 // skipped with a note; a v1 List is checked item by item.
 //
-// Layout: lint.go (Options, Paths, Documents, Result), files.go (reading
+// Layout: lint.go (Options, Paths, Documents), findings.go (Finding,
+// Severity, Result and how they print), files.go (reading
 // files and directories into documents), schema.go (the CRDs' validation),
 // reader.go (the objects given, as a client.Reader for controllers.Offline).
 //
