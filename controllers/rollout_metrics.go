@@ -222,16 +222,34 @@ func resultText(values []float64) string {
 	return cut("["+strings.Join(parts, ", ")+"]", 64)
 }
 
-// conditions caches the compiled successConditions, by expression.
-var conditions sync.Map
+// conditionCacheSize bounds the compiled successConditions kept: a
+// profile's conditions are compiled once, not at every measurement, and
+// conditions edited away do not pile up for the life of the process.
+const conditionCacheSize = 256
+
+// conditions caches the compiled successConditions, by expression; full,
+// it starts over.
+var conditions = struct {
+	sync.Mutex
+	programs map[string]cel.Program
+}{programs: map[string]cel.Program{}}
+
+// conditionEnv is the CEL environment of the successConditions: result,
+// a list of doubles.
+var conditionEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(cel.Variable("result", cel.ListType(cel.DoubleType)))
+})
 
 // compileCondition compiles a successCondition: a CEL expression over
 // result (a list of doubles) that is a bool.
 func compileCondition(expr string) (cel.Program, error) {
-	if p, ok := conditions.Load(expr); ok {
-		return p.(cel.Program), nil
+	conditions.Lock()
+	p, ok := conditions.programs[expr]
+	conditions.Unlock()
+	if ok {
+		return p, nil
 	}
-	env, err := cel.NewEnv(cel.Variable("result", cel.ListType(cel.DoubleType)))
+	env, err := conditionEnv()
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +260,16 @@ func compileCondition(expr string) (cel.Program, error) {
 	if ast.OutputType() != cel.BoolType {
 		return nil, fmt.Errorf("the condition is a %s, not a bool", ast.OutputType())
 	}
-	p, err := env.Program(ast, cel.CostLimit(celCostLimit))
+	p, err = env.Program(ast, cel.CostLimit(celCostLimit))
 	if err != nil {
 		return nil, err
 	}
-	conditions.Store(expr, p)
+	conditions.Lock()
+	if len(conditions.programs) >= conditionCacheSize {
+		clear(conditions.programs)
+	}
+	conditions.programs[expr] = p
+	conditions.Unlock()
 	return p, nil
 }
 

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -301,5 +302,24 @@ func TestCheckAnalysisMetrics(t *testing.T) {
 		case want != "" && (r == nil || r.Reason != v1alpha1.ReasonInvalidSpec || !strings.Contains(r.Message, want)):
 			t.Errorf("%q: refusal %+v, want InvalidSpec containing %q", cond, r, want)
 		}
+	}
+}
+
+// The compiled conditions kept are bounded: conditions edited away do
+// not pile up, and one still in use is compiled again when it is asked.
+func TestCompiledConditionsBounded(t *testing.T) {
+	for i := range 3 * conditionCacheSize {
+		if _, err := compileCondition(fmt.Sprintf("size(result) == %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		conditions.Lock()
+		n := len(conditions.programs)
+		conditions.Unlock()
+		if n > conditionCacheSize {
+			t.Fatalf("%d compiled conditions kept, more than %d", n, conditionCacheSize)
+		}
+	}
+	if ok, err := evalCondition("size(result) == 2", []float64{1, 2}); err != nil || !ok {
+		t.Errorf("a condition evicted and asked again: %v, %v", ok, err)
 	}
 }
