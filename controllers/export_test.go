@@ -18,3 +18,10 @@ package controllers
 
 // RefusedGenerations is refusedGenerations, read by the envtest suite.
 var RefusedGenerations = refusedGenerations
+
+// PromAPI serves Prometheus' instant-query API for the suite's operator
+// (promAPI, rollout_metrics_test.go).
+type PromAPI = promAPI
+
+// NewPromAPI returns a PromAPI that answers no query yet.
+func NewPromAPI() *PromAPI { return newPromAPI(nil) }

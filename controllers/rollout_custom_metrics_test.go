@@ -17,9 +17,7 @@ limitations under the License.
 package controllers_test
 
 import (
-	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -31,67 +29,24 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
+	"github.com/profile-scheduler/profile-scheduler/controllers"
 )
 
-// promStandIn serves Prometheus' instant-query API over HTTP for the
-// suite's operator (--prometheus-address): a query is answered with the
-// scalar a spec set for it, refused as Prometheus refuses a bad query
-// otherwise. It records the queries asked, as the operator expanded them.
-type promStandIn struct {
-	url    string
-	mu     sync.Mutex
-	values map[string]string
-	asked  []string
-}
-
+// prom is the suite's Prometheus API (--prometheus-address), started at
+// its first use: a query is answered with the scalar a spec set for it,
+// refused as Prometheus refuses a bad query otherwise.
 var (
 	promOnce sync.Once
-	prom     *promStandIn
+	prom     *controllers.PromAPI
+	promURL  string
 )
 
-// prometheusAPI is the suite's stand-in, started at its first use.
-func prometheusAPI() *promStandIn {
+func prometheusAPI() *controllers.PromAPI {
 	promOnce.Do(func() {
-		prom = &promStandIn{values: map[string]string{}}
-		prom.url = httptest.NewServer(prom).URL
+		prom = controllers.NewPromAPI()
+		promURL = httptest.NewServer(prom).URL
 	})
 	return prom
-}
-
-func (p *promStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	q := r.FormValue("query")
-	p.mu.Lock()
-	p.asked = append(p.asked, q)
-	v, ok := p.values[q]
-	p.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if !ok {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"status":"error","errorType":"bad_data","error":"unknown series"}`))
-		return
-	}
-	_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"scalar","result":[0,"` + v + `"]}}`))
-}
-
-// answer makes the stand-in answer query with value.
-func (p *promStandIn) answer(query, value string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.values[query] = value
-}
-
-// askedLike reports whether a query asked matches the regular expression.
-func (p *promStandIn) askedLike(expr string) bool {
-	re := regexp.MustCompile(expr)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.ContainsFunc(p.asked, re.MatchString)
-}
-
-func (p *promStandIn) wasAsked(query string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Contains(p.asked, query)
 }
 
 // rollOutWithMetrics makes a profile named pool serve its pool, then
@@ -114,7 +69,7 @@ var _ = Describe("SchedulerProfile rollout, your own metrics", func() {
 	It("rolls back, within seconds, a change the built-in metrics pass when a Prometheus metric of its own fails", func() {
 		const pool = "cm-bad"
 		// The team's queue wait, as its own exporter reports it.
-		prometheusAPI().answer(`team_queue_wait_seconds{profile="cm-bad",generation="2"}`, "120")
+		prometheusAPI().AnswerScalar(`team_queue_wait_seconds{profile="cm-bad",generation="2"}`, "120")
 		start := time.Now()
 		ns := rollOutWithMetrics(pool, 10*time.Minute, &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 2 * time.Second}, Metrics: []v1alpha1.AnalysisMetric{{
 			Name: "queue-wait", Query: `team_queue_wait_seconds{profile="$profile",generation="$generation"}`, SuccessCondition: "result[0] < 30.0",
@@ -141,7 +96,7 @@ var _ = Describe("SchedulerProfile rollout, your own metrics", func() {
 
 	It("promotes a change whose metric passes, a query Prometheus refuses counted but ignored (onError: Ignore)", func() {
 		const pool = "cm-good"
-		prometheusAPI().answer(`team_queue_wait_seconds{profile="cm-good",generation="2"}`, "3")
+		prometheusAPI().AnswerScalar(`team_queue_wait_seconds{profile="cm-good",generation="2"}`, "3")
 		ns := rollOutWithMetrics(pool, 10*time.Second, &v1alpha1.RolloutAnalysis{Interval: &metav1.Duration{Duration: 5 * time.Second}, MinSamples: ptr.To[int32](0), Metrics: []v1alpha1.AnalysisMetric{
 			{Name: "queue-wait", Query: `team_queue_wait_seconds{profile="$profile",generation="$generation"}`,
 				SuccessCondition: "result[0] < 30.0", Interval: &metav1.Duration{Duration: 10 * time.Second}},
@@ -152,15 +107,15 @@ var _ = Describe("SchedulerProfile rollout, your own metrics", func() {
 			boundNode(p, timeout)
 		}
 		done := rolloutIn(pool, v1alpha1.RolloutPromoted, time.Minute)
-		Expect(prometheusAPI().wasAsked(`team_queue_wait_seconds{profile="cm-good",generation="2"}`)).To(BeTrue())
-		Expect(prometheusAPI().askedLike(`^no_such_metric\{profile="cm-good",generation="2",serving="1",window="(5|6|10|11)s"\}$`)).To(BeTrue(),
+		Expect(prometheusAPI().WasAsked(`team_queue_wait_seconds{profile="cm-good",generation="2"}`)).To(BeTrue())
+		Expect(prometheusAPI().AskedLike(`^no_such_metric\{profile="cm-good",generation="2",serving="1",window="(5|6|10|11)s"\}$`)).To(BeTrue(),
 			"the queries asked name the profile, both generations and the window so far")
 		ro := done.Status.Rollout
 		i := slices.IndexFunc(ro.Analysis, func(m v1alpha1.RolloutMetric) bool { return m.Metric == "gpu-fragmentation" })
 		Expect(i).To(BeNumerically(">=", 0))
 		Expect(ro.Analysis[i].Errored).To(BeNumerically(">=", 1))
 		Expect(ro.Analysis[i].Failed).To(BeZero())
-		Expect(ro.Analysis[i].Error).To(ContainSubstring("unknown series"))
+		Expect(ro.Analysis[i].Error).To(ContainSubstring("bad_data"))
 		Expect(ro.Analysis[i].Verdict).To(Equal("Pass"))
 	})
 

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,9 +74,33 @@ func (p *promAPI) queries() []string {
 	return append([]string(nil), p.asked...)
 }
 
+// AnswerScalar makes p answer query with the scalar value.
+func (p *promAPI) AnswerScalar(query, value string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.answers[query] = `{"resultType":"scalar","result":[0,"` + value + `"]}`
+}
+
+// AskedLike reports whether a query p was asked matches the regular
+// expression.
+func (p *promAPI) AskedLike(expr string) bool {
+	re := regexp.MustCompile(expr)
+	return slices.ContainsFunc(p.queries(), re.MatchString)
+}
+
+// WasAsked reports whether p was asked query.
+func (p *promAPI) WasAsked(query string) bool { return slices.Contains(p.queries(), query) }
+
+func newPromAPI(answers map[string]string) *promAPI {
+	if answers == nil {
+		answers = map[string]string{}
+	}
+	return &promAPI{answers: answers, release: make(chan struct{})}
+}
+
 func startPromAPI(t *testing.T, answers map[string]string) (*promAPI, MetricsQuerier) {
 	t.Helper()
-	p := &promAPI{answers: answers, release: make(chan struct{})}
+	p := newPromAPI(answers)
 	srv := httptest.NewServer(p)
 	t.Cleanup(func() { close(p.release); srv.Close() })
 	q, err := NewPrometheusQuerier(srv.URL)

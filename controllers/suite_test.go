@@ -165,7 +165,8 @@ func startOperator(allowDefaultScheduler ...bool) *operator {
 	opts.OutOfTreeRegistry, opts.PluginArgsValidators = registry, validators
 	opts.ExtenderSecretsNamespace = secretsNamespace
 	// Rollouts' own metrics are asked of the suite's Prometheus API.
-	opts.PrometheusAddress = prometheusAPI().url
+	prometheusAPI()
+	opts.PrometheusAddress = promURL
 	// The arbiter is served; only the specs that add its webhook (for
 	// their namespace) send it binds.
 	opts.BindArbiter = true
