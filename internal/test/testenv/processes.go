@@ -75,7 +75,10 @@ func ChildProcesses(ppid int) ([]ChildProcess, error) {
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err != nil || len(cmdline) == 0 {
-			continue // gone meanwhile, or a zombie
+			// Gone meanwhile, a zombie, or one exec'ing this instant: its
+			// command line is set a little after its parent's Start
+			// returned, and it is listed once it is.
+			continue
 		}
 		out = append(out, ChildProcess{PID: pid, Argv: strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")})
 	}

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestChildProcessesFindsChildrenOnly(t *testing.T) {
@@ -32,13 +33,21 @@ func TestChildProcessesFindsChildrenOnly(t *testing.T) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}()
-	children, err := ChildProcesses(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
+	// Start returns once exec is past its point of no return, which comes
+	// before the kernel has set the new command line: for a moment
+	// /proc/PID/cmdline is empty and the child is not listed yet, so the
+	// test looks again for a while rather than once.
+	var children []ChildProcess
+	i := -1
+	for deadline := time.Now().Add(10 * time.Second); i < 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if children, err = ChildProcesses(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		i = slices.IndexFunc(children, func(c ChildProcess) bool { return c.PID == cmd.Process.Pid })
 	}
-	i := slices.IndexFunc(children, func(c ChildProcess) bool { return c.PID == cmd.Process.Pid })
 	if i < 0 {
-		t.Fatalf("sleep (pid %d) not among the children %+v", cmd.Process.Pid, children)
+		t.Fatalf("sleep (pid %d) not among the children %+v after 10s", cmd.Process.Pid, children)
 	}
 	if got := children[i]; got.Name() != "sleep" || !slices.Equal(got.Argv[1:], []string{"30"}) {
 		t.Errorf("child %+v: want sleep with argument 30", got)
