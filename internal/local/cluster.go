@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/profile-scheduler/profile-scheduler/internal/atomicfile"
 	"github.com/profile-scheduler/profile-scheduler/internal/controlplane"
 )
 
@@ -69,7 +70,7 @@ func Start(kubeconfigPath string, opts ...controlplane.Option) (*Cluster, error)
 	if err := os.MkdirAll(filepath.Dir(kubeconfigPath), 0o700); err != nil {
 		return nil, errors.Join(err, c.Stop())
 	}
-	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
+	if err := atomicfile.Write(kubeconfigPath, kubeconfig, 0o600); err != nil {
 		return nil, errors.Join(err, c.Stop())
 	}
 	c.Kubeconfig = kubeconfigPath

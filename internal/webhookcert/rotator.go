@@ -31,6 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/profile-scheduler/profile-scheduler/internal/atomicfile"
 )
 
 // Files the Rotator keeps in the cert directory, beside the serving
@@ -130,7 +132,7 @@ func (c *Rotator) Ensure(now time.Time) error {
 		name string
 		data []byte
 	}{{caKeyFile, caKeyPEM}, {caCertFile, caPEM}, {"tls.key", keyPEM}, {"tls.crt", certPEM}} {
-		if err := writeFileAtomic(c.path(f.name), f.data); err != nil {
+		if err := atomicfile.Write(c.path(f.name), f.data, 0o600); err != nil {
 			return err
 		}
 	}
@@ -209,26 +211,4 @@ func (c *Rotator) Start(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so the webhook server never reads a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
