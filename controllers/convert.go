@@ -34,6 +34,7 @@ import (
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/internal/decode"
+	"github.com/profile-scheduler/profile-scheduler/scheduler"
 )
 
 // Refusal says why a generation cannot serve: a reason (one of the
@@ -217,12 +218,15 @@ func specPaths(s string) string {
 	return s
 }
 
-// buildRefusal classifies an error of ProfileSet.Apply or Validate, which
-// carries the upstream framework's text.
+// buildRefusal classifies an error of ProfileSet.Apply, Validate or
+// Rollouts.StartRollout, which carries the upstream framework's text.
 func buildRefusal(err error) *Refusal {
 	var r *Refusal
 	if errors.As(err, &r) {
 		return r
+	}
+	if qs := (*scheduler.QueueSortChangedError)(nil); errors.As(err, &qs) {
+		return refuse(v1alpha1.ReasonQueueSortChanged, "spec.plugins.queueSort: %s; remove spec.rollout to apply the change at once", qs.Error())
 	}
 	msg := specPaths(err.Error())
 	switch {

@@ -44,8 +44,9 @@ limitations under the License.
 // One concern per file, the file named for the kind it serves:
 //   - schedulerprofile_controller.go: the SchedulerProfile reconciler, its
 //     scope and phases; schedulerprofile_rollout.go: the rollout phase;
-//     rollout_run.go: a rollout in progress in this process, and its steps
-//     as the scheduler and status name them;
+//     rollout_run.go: a rollout in progress in this process, its steps
+//     planned once (what the scheduler serves, how status names them) and
+//     its status.rollout while it runs;
 //     rollout_analysis.go: a step's analysis and its verdict;
 //     rollout_metrics.go: the analysis' own metrics (PromQL queries judged
 //     by CEL conditions);
@@ -109,15 +110,16 @@ limitations under the License.
 // candidate beside the serving generation (scheduler.Rollouts), in shadow
 // (it judges the pods the serving one places and decides nothing) or as
 // a canary for a share of the profile's pods, one step after the other.
-// When a step's window ends, analyze (rollout_analysis.go) compares the
-// candidate with the serving generation over that window (unschedulable
-// ratio, p99 latency from first enqueue to bound, errors, shadow
-// agreement, and the metrics of spec.rollout.analysis.metrics, PromQL
-// queries to --prometheus-address judged by CEL conditions,
-// rollout_metrics.go), and decideStep, beside it, gives the verdict: the window
-// extended (too few samples), the next step, the promotion after the
-// last, a hold (onFailure Pause) or a rollback. A person steers it with
-// annotations (rollout-promote: a step, or at once; rollout-paused;
+// When a step's window ends (or, while it runs, at each look: lookAt),
+// analyzeStep (rollout_analysis.go) has analyze compare the candidate with
+// the serving generation over that window (unschedulable ratio, p99
+// latency from first enqueue to bound, errors, shadow agreement, and the
+// metrics of spec.rollout.analysis.metrics, PromQL queries to
+// --prometheus-address judged by CEL conditions, rollout_metrics.go), and
+// decideStep, beside it, gives the verdict, which act carries out: the
+// window extended (too few samples), the next step, the promotion after
+// the last, a hold (onFailure Pause) or a rollback. A person steers it
+// with annotations (rollout-promote: a step, or at once; rollout-paused;
 // rollout-abort). promote makes the candidate serve every pod; rollBack
 // retires it and refuses its generation (Stalled, reason RolledBack or
 // RolloutAborted) while the serving generation stays, as after any

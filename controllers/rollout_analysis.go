@@ -17,9 +17,12 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
@@ -362,6 +365,89 @@ func decideLook(spec *v1alpha1.Rollout, step int, a analysis) (stepDecision, boo
 		return stepDecision{stepHold, fmt.Sprintf("paused at step %d: %s", step+1, a.failed)}, true
 	}
 	return stepDecision{stepRollBack, a.failed}, true
+}
+
+// analyzeStep is the verdict on run's step at now, beside the analysis it
+// rests on: once the step's window ended (final), the whole window is
+// judged (analyze) and decideStep says what follows; while it runs, a
+// look (lookAt) acts only on a failure that is certain (decideLook; false
+// while the step goes on). The step's own metrics, measured when due
+// (measureMetrics), are judged beside the built-in ones (judgeMetrics).
+func analyzeStep(ctx context.Context, q MetricsQuerier, spec *v1alpha1.Rollout, run *rolloutRun, w scheduler.RolloutWindow, vars metricVars, now time.Time, final bool) (stepDecision, bool) {
+	step := run.current()
+	var a analysis
+	if final {
+		a = analyze(spec.Analysis, step.shadow, w)
+	} else {
+		a = lookAt(spec.Analysis, step.shadow, w, looksIn(run.stepEnds.Sub(run.stepStarted), run.lookEvery))
+		run.looks++
+		run.lastLook = now
+	}
+	measureMetrics(ctx, q, spec.Analysis, run.custom, vars, run.stepStarted, now, final)
+	a = a.with(judgeMetrics(analysis{}, spec.Analysis, run.custom, final))
+	run.analysis = a.metrics
+	if final {
+		return decideStep(spec, run.step, run.extensions, a), true
+	}
+	return decideLook(spec, run.step, a)
+}
+
+// with adds own, the judgement of the step's own metrics, to a: their
+// results after the built-in ones', and their failure when a has none.
+func (a analysis) with(own analysis) analysis {
+	a.metrics = append(a.metrics, own.metrics...)
+	if len(own.why) > 0 && a.why == nil {
+		a.why = map[string]string{}
+	}
+	maps.Copy(a.why, own.why)
+	if own.verdict == verdictFail && a.verdict != verdictFail {
+		a.verdict, a.failed = verdictFail, own.failed
+	}
+	return a
+}
+
+// lookInterval is how often a running step is looked at: the analysis'
+// interval, or a metric's when it is shorter.
+func lookInterval(a *v1alpha1.RolloutAnalysis) time.Duration {
+	d := boundsOf(a).interval
+	if a != nil {
+		for _, m := range a.Metrics {
+			if m.Interval != nil && m.Interval.Duration > 0 {
+				// A metric's interval, where shorter (metricInterval).
+				d = min(d, m.Interval.Duration)
+			}
+		}
+	}
+	return d
+}
+
+// measureMetrics takes the measurements of spec.rollout.analysis.metrics
+// that are due at now (each every its interval from the step's start;
+// every one when final, at the step's end) into runs. The queries run at
+// once, so that a reconcile waits on Prometheus for at most one
+// measurement's timeout, however many metrics are due.
+func measureMetrics(ctx context.Context, q MetricsQuerier, a *v1alpha1.RolloutAnalysis, runs metricRuns, vars metricVars, stepStarted, now time.Time, final bool) {
+	if a == nil {
+		return
+	}
+	b := boundsOf(a)
+	var wg sync.WaitGroup
+	for _, m := range a.Metrics {
+		mr := runs[m.Name]
+		if mr == nil {
+			mr = &metricRun{last: stepStarted}
+			runs[m.Name] = mr
+		}
+		every := metricInterval(m, b)
+		if !final && now.Sub(mr.last) < every {
+			continue
+		}
+		wg.Go(func() {
+			value, ok, err := measure(ctx, q, m, vars.expand(m.Query), min(every, maxMeasureTimeout), now)
+			mr.record(m, value, ok, err, now)
+		})
+	}
+	wg.Wait()
 }
 
 // latencyFloor is the least p99 latency compared: below it, a cycle's

@@ -87,19 +87,6 @@ func metricInterval(m v1alpha1.AnalysisMetric, b analysisBounds) time.Duration {
 	return b.interval
 }
 
-// lookInterval is how often a running step is looked at: the analysis'
-// interval, or a metric's when it is shorter.
-func lookInterval(a *v1alpha1.RolloutAnalysis) time.Duration {
-	b := boundsOf(a)
-	d := b.interval
-	if a != nil {
-		for _, m := range a.Metrics {
-			d = min(d, metricInterval(m, b))
-		}
-	}
-	return d
-}
-
 // metricVars are the words a query's $ variables stand for.
 type metricVars struct {
 	profile             string
@@ -116,35 +103,6 @@ func (v metricVars) expand(query string) string {
 		"$profile", v.profile,
 		"$window", strconv.FormatInt(window, 10)+"s",
 	).Replace(query)
-}
-
-// measureMetrics takes the measurements of spec.rollout.analysis.metrics
-// that are due at now (each every its interval from the step's start;
-// every one when final, at the step's end) into runs. The queries run at
-// once, so that a reconcile waits on Prometheus for at most one
-// measurement's timeout, however many metrics are due.
-func measureMetrics(ctx context.Context, q MetricsQuerier, a *v1alpha1.RolloutAnalysis, runs metricRuns, vars metricVars, stepStarted, now time.Time, final bool) {
-	if a == nil {
-		return
-	}
-	b := boundsOf(a)
-	var wg sync.WaitGroup
-	for _, m := range a.Metrics {
-		mr := runs[m.Name]
-		if mr == nil {
-			mr = &metricRun{last: stepStarted}
-			runs[m.Name] = mr
-		}
-		every := metricInterval(m, b)
-		if !final && now.Sub(mr.last) < every {
-			continue
-		}
-		wg.Go(func() {
-			value, ok, err := measure(ctx, q, m, vars.expand(m.Query), min(every, maxMeasureTimeout), now)
-			mr.record(m, value, ok, err, now)
-		})
-	}
-	wg.Wait()
 }
 
 // record counts one measurement of m taken at now.

@@ -18,13 +18,11 @@ package controllers
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/profile-scheduler/profile-scheduler/api/v1alpha1"
 	"github.com/profile-scheduler/profile-scheduler/scheduler"
@@ -39,7 +37,9 @@ type rolloutRun struct {
 	matched int64
 	// retried is the last rollout-retry annotation honoured.
 	retried string
-	// step is the index of the step in progress.
+	// plan is every step of the rollout, planned; step is the index of
+	// the step in progress.
+	plan                  []plannedStep
 	step                  int
 	stepStarted, stepEnds time.Time
 	extensions            int32
@@ -51,7 +51,9 @@ type rolloutRun struct {
 	// at lastLook.
 	looks    int32
 	lastLook time.Time
-	applied  scheduler.Applied
+	// lookEvery is how often the step is looked at (lookInterval).
+	lookEvery time.Duration
+	applied   scheduler.Applied
 	// custom holds the measurements of spec.rollout.analysis.metrics in
 	// the step's window.
 	custom   metricRuns
@@ -61,8 +63,13 @@ type rolloutRun struct {
 }
 
 // lastStep reports whether the step in progress is the rollout's last.
-func (run *rolloutRun) lastStep(spec *v1alpha1.Rollout) bool {
-	return run.step+1 >= len(spec.Steps)
+func (run *rolloutRun) lastStep() bool {
+	return run.step+1 >= len(run.plan)
+}
+
+// current is the step in progress.
+func (run *rolloutRun) current() plannedStep {
+	return run.plan[run.step]
 }
 
 // rolloutRuns are the rollouts in progress, by object name.
@@ -101,10 +108,83 @@ func servedStep(steps []v1alpha1.RolloutStep, i int) v1alpha1.RolloutStep {
 	return steps[i]
 }
 
-// schedulerStep is what the scheduler serves at steps[i] (servedStep): a
-// shadow, or a canary's percent and selector.
-func (r *schedulerProfileReconciler) schedulerStep(steps []v1alpha1.RolloutStep, i int) scheduler.RolloutStep {
-	s := servedStep(steps, i)
+// progressingStatus is status.rollout of run, a rollout in progress
+// (Paused when paused), at now.
+func progressingStatus(run *rolloutRun, spec *v1alpha1.Rollout, history []v1alpha1.RolloutRecord, paused bool, now time.Time) *v1alpha1.RolloutStatus {
+	step := spec.Steps[run.step]
+	st := &v1alpha1.RolloutStatus{
+		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
+		Phase: v1alpha1.RolloutProgressing, Step: int32(run.step + 1), Steps: int32(len(spec.Steps)),
+		StepKind:    v1alpha1.StepCanary,
+		StepStarted: &metav1.Time{Time: run.stepStarted}, StepEnds: &metav1.Time{Time: run.stepEnds},
+		Extensions: run.extensions, Message: run.message, Analysis: run.analysis, Shadow: run.shadow, History: history,
+		Retried: run.retried,
+	}
+	served := servedStep(spec.Steps, run.step)
+	switch {
+	case step.Pause != nil:
+		st.StepKind = v1alpha1.StepPause
+	case step.Shadow != nil:
+		st.StepKind = v1alpha1.StepShadow
+	}
+	if served.Canary != nil {
+		st.Percent = served.Canary.Percent
+		st.Covers = "every pod of the profile"
+		if sel := served.Canary.Selector; sel != nil {
+			st.Covers = "pods of " + selectorText(sel)
+			matched := run.matched
+			st.Matched = &matched
+		}
+	}
+	st.Looks = run.looks
+	if run.held {
+		st.HeldSince = &metav1.Time{Time: run.heldSince}
+	}
+	elapsed := now.Sub(run.stepStarted).Truncate(time.Second)
+	total := run.stepEnds.Sub(run.stepStarted)
+	st.Summary = fmt.Sprintf("%s %s/%s", stepText(step), shortDuration(elapsed), shortDuration(total))
+	if step.Pause != nil && step.Pause.Duration == nil {
+		st.StepEnds = nil
+		st.Summary = fmt.Sprintf("%s %s", stepText(step), shortDuration(elapsed))
+	}
+	if paused {
+		st.Phase = v1alpha1.RolloutPaused
+		st.Summary = "paused: " + stepText(step)
+	}
+	return st
+}
+
+// plannedStep is what one step of a rollout is, worked out once when the
+// rollout starts or resumes (planSteps): the generation's spec.rollout
+// does not change while its rollout runs (an edit is a new generation,
+// whose rollout supersedes this one).
+type plannedStep struct {
+	// duration of the step's window (0: a pause until promoted).
+	duration time.Duration
+	// text names the step in events and status: "canary 10%".
+	text string
+	// pause is the step's pause, nil for a canary or shadow step.
+	pause *v1alpha1.PauseStep
+	// shadow is set when the step served is a shadow (a pause serves the
+	// step before it: servedStep).
+	shadow bool
+	// serve is what the scheduler serves at the step: a shadow, or a
+	// canary's percent and selector.
+	serve scheduler.RolloutStep
+}
+
+// planSteps plans every step of a rollout.
+func planSteps(steps []v1alpha1.RolloutStep) []plannedStep {
+	out := make([]plannedStep, len(steps))
+	for i, st := range steps {
+		served := servedStep(steps, i)
+		out[i] = plannedStep{duration: stepDuration(st), text: stepText(st), pause: st.Pause, shadow: isShadow(served), serve: schedulerStep(served)}
+	}
+	return out
+}
+
+// schedulerStep is what the scheduler serves for the served step s.
+func schedulerStep(s v1alpha1.RolloutStep) scheduler.RolloutStep {
 	if s.Canary == nil {
 		return scheduler.RolloutStep{}
 	}
@@ -175,32 +255,4 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh%dm", int(d.Hours()), m)
 	}
 	return fmt.Sprintf("%dh", int(d.Hours()))
-}
-
-func shadowResult(c scheduler.ShadowCounts) *v1alpha1.ShadowResult {
-	out := &v1alpha1.ShadowResult{
-		Judged: c.Judged, SameNode: c.SameNode, FeasibleWhereServingPlaced: c.FeasibleWhereServingPlaced,
-		ServingPlaced: c.ServingPlaced, WouldPlace: c.WouldPlace, WouldNotPlace: c.WouldNotPlace, Skipped: c.Skipped,
-	}
-	if g := c.Groups; g.Judged > 0 {
-		out.Groups = &v1alpha1.ShadowGroupResult{Judged: g.Judged, ServingPlaced: g.ServingPlaced, PlacedWhereServingPlaced: g.PlacedWhereServingPlaced,
-			WouldPlace: g.WouldPlace, WouldNotPlace: g.WouldNotPlace}
-	}
-	for _, d := range c.Disagreements {
-		out.Disagreements = append(out.Disagreements, v1alpha1.ShadowDisagreement{Pod: d.Pod, ServingNode: d.ServingNode, NewNode: d.NewNode, Plugin: d.Plugin})
-	}
-	return out
-}
-
-// queueSort names the QueueSort plugins a framework runs.
-func queueSort(p *config.Plugins) string {
-	if p == nil {
-		return ""
-	}
-	var names []string
-	for _, pl := range p.QueueSort.Enabled {
-		names = append(names, pl.Name)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ",")
 }

@@ -54,10 +54,12 @@ type rolloutOutcome struct {
 //     resumed at the step status.rollout names (startRollout), after a
 //     rollout of another revision ended (supersede); none when this
 //     revision was rolled back or aborted before (rolledBackBefore);
+//     its steps planned once (planSteps);
 //  3. followAnnotations: abort, promote at once, promote the step;
-//  4. judgeStep, once the step's window ended: the analysis and its
-//     verdict (rollout_analysis.go);
-//  5. recordProgress: status.rollout of the rollout that goes on, and the
+//  4. endHold, endPause: a hold past pauseTimeout, a timed pause over;
+//  5. analyzeStep (rollout_analysis.go), once the step's window ended or
+//     a look is due: the analysis and its verdict, which act carries out;
+//  6. recordProgress: status.rollout of the rollout that goes on, and the
 //     next reconcile.
 //
 // It decides the outcome (in progress, promoted by promote, rolled back
@@ -74,8 +76,9 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 		return nil
 	}
 	sp, now := s.profile, r.now().Time
-	run, history := r.currentRun(ctx, s, now)
-	if run == nil {
+	run, history, refusal := r.currentRun(ctx, s, now)
+	if refusal != nil {
+		s.refuse(refusal)
 		return nil
 	}
 	if err := r.followAnnotations(ctx, s, run, history, now); err != nil || s.decided {
@@ -88,21 +91,21 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 	paused := sp.Annotations[v1alpha1.AnnotationRolloutPaused] == "true" || run.held
 	w, _ := r.Rollouts.Window(s.name, false)
 	run.matched = w.Matched
-	if isShadow(servedStep(spec.Steps, run.step)) {
+	if run.current().shadow {
 		run.shadow = shadowResult(w.Shadow)
 	}
 	switch {
 	case paused:
-	case spec.Steps[run.step].Pause != nil:
+	case run.current().pause != nil:
 		if err := r.endPause(ctx, s, run, history, now); err != nil || s.decided {
 			return err
 		}
-	case !now.Before(run.stepEnds):
-		if err := r.judgeStep(ctx, s, run, history, w, now); err != nil || s.decided {
-			return err
+	case !now.Before(run.stepEnds), now.Sub(run.lastLook) >= run.lookEvery:
+		d, acts := analyzeStep(ctx, r.Metrics, spec, run, w, r.metricVars(s, run, now), now, !now.Before(run.stepEnds))
+		if !acts {
+			break
 		}
-	case now.Sub(run.lastLook) >= lookInterval(spec.Analysis):
-		if err := r.lookAtStep(ctx, s, run, history, w, now); err != nil || s.decided {
+		if err := r.act(ctx, s, run, history, d, now); err != nil || s.decided {
 			return err
 		}
 	}
@@ -110,22 +113,20 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 	return nil
 }
 
-// lookAtStep looks at the window of run's step while it runs (lookAt):
-// a failure that is certain holds or rolls the rollout back at once; else
-// the step goes on, and passes only at its end (judgeStep).
-func (r *schedulerProfileReconciler) lookAtStep(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, w scheduler.RolloutWindow, now time.Time) error {
-	spec := s.profile.Spec.Rollout
-	run.looks++
-	run.lastLook = now
-	measureMetrics(ctx, r.Metrics, spec.Analysis, run.custom, r.metricVars(s, run, now), run.stepStarted, now, false)
-	a := lookAt(spec.Analysis, isShadow(spec.Steps[run.step]), w, looksIn(run.stepEnds.Sub(run.stepStarted), lookInterval(spec.Analysis)))
-	a = judgeMetrics(a, spec.Analysis, run.custom, false)
-	run.analysis = a.metrics
-	d, failed := decideLook(spec, run.step, a)
-	if !failed {
-		return nil
+// shadowResult is status.rollout.shadow of a shadow step's counts.
+func shadowResult(c scheduler.ShadowCounts) *v1alpha1.ShadowResult {
+	out := &v1alpha1.ShadowResult{
+		Judged: c.Judged, SameNode: c.SameNode, FeasibleWhereServingPlaced: c.FeasibleWhereServingPlaced,
+		ServingPlaced: c.ServingPlaced, WouldPlace: c.WouldPlace, WouldNotPlace: c.WouldNotPlace, Skipped: c.Skipped,
 	}
-	return r.act(ctx, s, run, history, d, now)
+	if g := c.Groups; g.Judged > 0 {
+		out.Groups = &v1alpha1.ShadowGroupResult{Judged: g.Judged, ServingPlaced: g.ServingPlaced, PlacedWhereServingPlaced: g.PlacedWhereServingPlaced,
+			WouldPlace: g.WouldPlace, WouldNotPlace: g.WouldNotPlace}
+	}
+	for _, d := range c.Disagreements {
+		out.Disagreements = append(out.Disagreements, v1alpha1.ShadowDisagreement{Pod: d.Pod, ServingNode: d.ServingNode, NewNode: d.NewNode, Plugin: d.Plugin})
+	}
+	return out
 }
 
 // metricVars are what the $ variables of run's metric queries stand for
@@ -139,8 +140,7 @@ func (r *schedulerProfileReconciler) metricVars(s *profileScope, run *rolloutRun
 // the last) or is rolled back (onTimeout Rollback). A pause without a
 // duration waits until its step is promoted (followAnnotations).
 func (r *schedulerProfileReconciler) endPause(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, now time.Time) error {
-	spec := s.profile.Spec.Rollout
-	p := spec.Steps[run.step].Pause
+	p := run.current().pause
 	if p.Duration == nil || now.Before(run.stepEnds) {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (r *schedulerProfileReconciler) endPause(ctx context.Context, s *profileSco
 			fmt.Sprintf("pause step %d ended after %s without a promotion (onTimeout: Rollback)", n, shortDuration(p.Duration.Duration)))
 	}
 	action := stepNext
-	if run.lastStep(spec) {
+	if run.lastStep() {
 		action = stepPromote
 	}
 	return r.act(ctx, s, run, history, stepDecision{action, fmt.Sprintf("pause step %d ended after %s", n, shortDuration(p.Duration.Duration))}, now)
@@ -170,9 +170,9 @@ func (r *schedulerProfileReconciler) endHold(ctx context.Context, s *profileScop
 // currentRun returns the rollout of the generation in s, and the history
 // status.rollout keeps: the rollout in progress, or one started or resumed
 // (startRollout) after a rollout of another revision ended (supersede).
-// It returns no rollout when it refused the generation: a revision rolled
+// It returns the refusal of the generation instead: a revision rolled
 // back or aborted before (rolledBackBefore), or one that cannot start.
-func (r *schedulerProfileReconciler) currentRun(ctx context.Context, s *profileScope, now time.Time) (*rolloutRun, []v1alpha1.RolloutRecord) {
+func (r *schedulerProfileReconciler) currentRun(ctx context.Context, s *profileScope, now time.Time) (*rolloutRun, []v1alpha1.RolloutRecord, *Refusal) {
 	sp, rev := s.profile, revision(s.fingerprint)
 	st := s.base.Status.Rollout.DeepCopy()
 	history := []v1alpha1.RolloutRecord(nil)
@@ -194,18 +194,16 @@ func (r *schedulerProfileReconciler) currentRun(ctx context.Context, s *profileS
 			r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d rolled out again (retry %s)", sp.Generation, retry)
 		} else if rolledBackBefore(st, sp.Generation, rev) {
 			s.rollout = &rolloutOutcome{status: st}
-			s.refuse(rolledBackRefusal(st.Phase, st.Message))
-			return nil, nil
+			return nil, nil, rolledBackRefusal(st.Phase, st.Message)
 		}
 		var refusal *Refusal
 		if run, refusal = r.startRollout(ctx, s, st); refusal != nil {
-			s.refuse(refusal)
-			return nil, nil
+			return nil, nil, refusal
 		}
 	}
 	cur, _ := r.served.get(sp.Name)
 	run.serving = cur.Generation
-	return run, history
+	return run, history, nil
 }
 
 // restoreServing applies status.activeSpec again after a restart, or with
@@ -273,7 +271,7 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 		return nil, refuse(v1alpha1.ReasonPrometheusNotConfigured,
 			"spec.rollout.analysis.metrics: metric %q needs a Prometheus, and the operator runs without --prometheus-address (chart value rollout.prometheus.address)", spec.Analysis.Metrics[0].Name)
 	}
-	run := &rolloutRun{generation: sp.Generation, revision: revision(fp), custom: metricRuns{}}
+	run := &rolloutRun{generation: sp.Generation, revision: revision(fp), plan: planSteps(spec.Steps), lookEvery: lookInterval(spec.Analysis), custom: metricRuns{}}
 	if st != nil {
 		run.retried = st.Retried
 	}
@@ -291,31 +289,25 @@ func (r *schedulerProfileReconciler) startRollout(ctx context.Context, s *profil
 	if refusal := r.refusals.buildRefused(sp.Name, fp); refusal != nil {
 		return nil, refusal
 	}
-	applied, err := r.Rollouts.StartRollout(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders, Generation: sp.Generation}, r.schedulerStep(spec.Steps, run.step))
+	applied, err := r.Rollouts.StartRollout(ctx, scheduler.Profile{Config: *s.upstream, Extenders: s.extenders, Generation: sp.Generation}, run.current().serve)
 	if err != nil {
 		refusal := buildRefusal(err)
 		r.refusals.noteBuildRefused(sp.Name, fp, refusal)
 		return nil, refusal
 	}
 	cur, _ := r.served.get(sp.Name)
-	if was, is := queueSort(cur.Status.Plugins), queueSort(applied.Plugins); was != is {
-		r.Rollouts.Rollback(ctx, s.name)
-		return nil, refuse(v1alpha1.ReasonQueueSortChanged,
-			"spec.plugins.queueSort: a rollout cannot split a change of the QueueSort plugin (%s to %s): the profile's pods wait in one queue; remove spec.rollout to apply the change at once",
-			was, is)
-	}
 	run.applied = applied
 	run.serving = cur.Generation
-	run.stepStarted, run.stepEnds, run.lastLook = now, now.Add(stepDuration(spec.Steps[run.step])), now
+	run.stepStarted, run.stepEnds, run.lastLook = now, now.Add(run.current().duration), now
 	r.runs.set(sp.Name, run)
 	verb := "started"
 	if resumed {
 		verb = "resumed (its window started again)"
 	}
-	run.message = fmt.Sprintf("step %d of %d %s: %s", run.step+1, len(spec.Steps), verb, stepText(spec.Steps[run.step]))
+	run.message = fmt.Sprintf("step %d of %d %s: %s", run.step+1, len(run.plan), verb, run.current().text)
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout",
 		"generation %d: %s; generation %d serves the other pods", sp.Generation, run.message, cur.Generation)
-	log.FromContext(ctx).Info("Rollout step", "generation", sp.Generation, "step", run.step+1, "kind", stepText(spec.Steps[run.step]), "resumed", resumed)
+	log.FromContext(ctx).Info("Rollout step", "generation", sp.Generation, "step", run.step+1, "kind", run.current().text, "resumed", resumed)
 	return run, nil
 }
 
@@ -331,7 +323,7 @@ func (r *schedulerProfileReconciler) followAnnotations(ctx context.Context, s *p
 		return r.promote(ctx, s, run, history, "promoted at once (annotation "+v1alpha1.AnnotationRolloutPromote+")")
 	case v == fmt.Sprintf("%d/%d", run.generation, run.step+1):
 		run.message = fmt.Sprintf("step %d promoted (annotation %s)", run.step+1, v1alpha1.AnnotationRolloutPromote)
-		if run.lastStep(s.profile.Spec.Rollout) {
+		if run.lastStep() {
 			return r.promote(ctx, s, run, history, run.message)
 		}
 		r.advance(ctx, s, run, now)
@@ -339,29 +331,15 @@ func (r *schedulerProfileReconciler) followAnnotations(ctx context.Context, s *p
 	return nil
 }
 
-// judgeStep analyses the window of run's step, which ended (analyze), and
-// does what the verdict says (decideStep): the window runs once more, the
-// next step starts, the generation is promoted, the rollout holds, or it
-// is rolled back.
-func (r *schedulerProfileReconciler) judgeStep(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, w scheduler.RolloutWindow, now time.Time) error {
-	sp := s.profile
-	spec := sp.Spec.Rollout
-	measureMetrics(ctx, r.Metrics, spec.Analysis, run.custom, r.metricVars(s, run, now), run.stepStarted, now, true)
-	a := judgeMetrics(analyze(spec.Analysis, isShadow(spec.Steps[run.step]), w), spec.Analysis, run.custom, true)
-	run.analysis = a.metrics
-	return r.act(ctx, s, run, history, decideStep(spec, run.step, run.extensions, a), now)
-}
-
 // act does what a verdict d on run's step says: the window runs once
 // more, the next step starts, the generation is promoted, the rollout
 // holds, or it is rolled back.
 func (r *schedulerProfileReconciler) act(ctx context.Context, s *profileScope, run *rolloutRun, history []v1alpha1.RolloutRecord, d stepDecision, now time.Time) error {
 	sp := s.profile
-	spec := sp.Spec.Rollout
 	switch d.action {
 	case stepExtend:
 		run.extensions++
-		run.stepEnds = run.stepEnds.Add(stepDuration(spec.Steps[run.step]))
+		run.stepEnds = run.stepEnds.Add(run.current().duration)
 		run.message = d.message
 		r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d: %s", run.generation, run.message)
 	case stepNext:
@@ -384,14 +362,14 @@ func (r *schedulerProfileReconciler) act(ctx context.Context, s *profileScope, r
 // progress is not the last).
 func (r *schedulerProfileReconciler) advance(ctx context.Context, s *profileScope, run *rolloutRun, now time.Time) {
 	sp := s.profile
-	steps := sp.Spec.Rollout.Steps
 	run.step++
 	run.extensions, run.held, run.looks, run.lastLook, run.custom = 0, false, 0, now, metricRuns{}
-	run.stepStarted, run.stepEnds = now, now.Add(stepDuration(steps[run.step]))
-	if steps[run.step].Pause == nil {
-		r.Rollouts.SetRolloutStep(ctx, s.name, r.schedulerStep(steps, run.step))
+	step := run.current()
+	run.stepStarted, run.stepEnds = now, now.Add(step.duration)
+	if step.pause == nil {
+		r.Rollouts.SetRolloutStep(ctx, s.name, step.serve)
 	}
-	run.message += fmt.Sprintf("; step %d of %d: %s", run.step+1, len(steps), stepText(steps[run.step]))
+	run.message += fmt.Sprintf("; step %d of %d: %s", run.step+1, len(run.plan), step.text)
 	r.Recorder.Eventf(sp, nil, corev1.EventTypeNormal, v1alpha1.EventRolloutStep, "Rollout", "generation %d: %s", run.generation, run.message)
 }
 
@@ -405,10 +383,10 @@ func (r *schedulerProfileReconciler) recordProgress(s *profileScope, run *rollou
 	s.rollout = &rolloutOutcome{status: progressingStatus(run, sp.Spec.Rollout, history, paused, now), inProgress: true}
 	s.decided = true
 	s.requeueAfter = rolloutPoll
-	if !paused && sp.Spec.Rollout.Steps[run.step].Pause == nil {
-		next := min(run.stepEnds.Sub(now), run.lastLook.Add(lookInterval(sp.Spec.Rollout.Analysis)).Sub(now))
+	if p := run.current().pause; !paused && p == nil {
+		next := min(run.stepEnds.Sub(now), run.lastLook.Add(run.lookEvery).Sub(now))
 		s.requeueAfter = min(rolloutPoll, max(next, 200*time.Millisecond))
-	} else if p := sp.Spec.Rollout.Steps[run.step].Pause; !paused && p != nil && p.Duration != nil {
+	} else if !paused && p.Duration != nil {
 		s.requeueAfter = min(rolloutPoll, max(run.stepEnds.Sub(now), 200*time.Millisecond))
 	}
 }

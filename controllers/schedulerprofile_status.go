@@ -221,52 +221,6 @@ func (r *schedulerProfileReconciler) loopStatus(schedulerName string, active int
 	return out
 }
 
-// progressingStatus is status.rollout of run, a rollout in progress
-// (Paused when paused), at now.
-func progressingStatus(run *rolloutRun, spec *v1alpha1.Rollout, history []v1alpha1.RolloutRecord, paused bool, now time.Time) *v1alpha1.RolloutStatus {
-	step := spec.Steps[run.step]
-	st := &v1alpha1.RolloutStatus{
-		Generation: run.generation, Revision: run.revision, ServingGeneration: run.serving,
-		Phase: v1alpha1.RolloutProgressing, Step: int32(run.step + 1), Steps: int32(len(spec.Steps)),
-		StepKind:    v1alpha1.StepCanary,
-		StepStarted: &metav1.Time{Time: run.stepStarted}, StepEnds: &metav1.Time{Time: run.stepEnds},
-		Extensions: run.extensions, Message: run.message, Analysis: run.analysis, Shadow: run.shadow, History: history,
-		Retried: run.retried,
-	}
-	served := servedStep(spec.Steps, run.step)
-	switch {
-	case step.Pause != nil:
-		st.StepKind = v1alpha1.StepPause
-	case step.Shadow != nil:
-		st.StepKind = v1alpha1.StepShadow
-	}
-	if served.Canary != nil {
-		st.Percent = served.Canary.Percent
-		st.Covers = "every pod of the profile"
-		if sel := served.Canary.Selector; sel != nil {
-			st.Covers = "pods of " + selectorText(sel)
-			matched := run.matched
-			st.Matched = &matched
-		}
-	}
-	st.Looks = run.looks
-	if run.held {
-		st.HeldSince = &metav1.Time{Time: run.heldSince}
-	}
-	elapsed := now.Sub(run.stepStarted).Truncate(time.Second)
-	total := run.stepEnds.Sub(run.stepStarted)
-	st.Summary = fmt.Sprintf("%s %s/%s", stepText(step), shortDuration(elapsed), shortDuration(total))
-	if step.Pause != nil && step.Pause.Duration == nil {
-		st.StepEnds = nil
-		st.Summary = fmt.Sprintf("%s %s", stepText(step), shortDuration(elapsed))
-	}
-	if paused {
-		st.Phase = v1alpha1.RolloutPaused
-		st.Summary = "paused: " + stepText(step)
-	}
-	return st
-}
-
 // promotedStatus is status.rollout of run, a rollout of steps steps
 // promoted for the reason why at now.
 func promotedStatus(run *rolloutRun, steps int, history []v1alpha1.RolloutRecord, why string, now time.Time) *v1alpha1.RolloutStatus {

@@ -20,10 +20,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
 
 // A progressive rollout serves two generations of one profile under one
@@ -34,7 +37,8 @@ import (
 // schedules the pods whose stable hash falls under its percent: the pod's
 // UID, or its PodGroup's, so a gang never straddles generations. The
 // queue stays one per schedulerName, sorted by the serving generation's
-// QueueSort (a rollout of a QueueSort change is refused by its caller);
+// QueueSort (StartRollout refuses a candidate of other QueueSort plugins,
+// QueueSortChangedError);
 // the queueing hints of both generations requeue its pods. Promote makes
 // the candidate the serving generation, Rollback retires it; either way
 // the cache, the queue and every queued pod are kept, and a cycle or
@@ -51,9 +55,10 @@ import (
 type Rollouts interface {
 	// StartRollout builds a framework for p and serves it as the
 	// candidate of its schedulerName beside the serving generation, as
-	// step says, replacing a candidate there is. A build failure returns
-	// the error and changes nothing; a schedulerName nothing serves is an
-	// error.
+	// step says, replacing a candidate there is. A build failure, and a
+	// candidate whose QueueSort plugins are not the serving generation's
+	// (*QueueSortChangedError), return the error and change nothing; a
+	// schedulerName nothing serves is an error.
 	StartRollout(ctx context.Context, p Profile, step RolloutStep) (Applied, error)
 	// SetRolloutStep moves the candidate of schedulerName to step, and
 	// starts a new window. It reports whether a candidate serves.
@@ -94,6 +99,10 @@ func (s *Scheduler) StartRollout(ctx context.Context, p Profile, step RolloutSte
 	lp, err := s.builder.build(ctx, p, s.loops.loopFor(name).snapshot)
 	if err != nil {
 		return Applied{}, err
+	}
+	if was, is := queueSortOf(serving.applied.Plugins), queueSortOf(lp.applied.Plugins); was != is {
+		lp.retire(logger)
+		return Applied{}, &QueueSortChangedError{Serving: was, Candidate: is}
 	}
 	if err := s.watcher.watch(ctx, lp.events); err != nil {
 		lp.retire(logger)
@@ -258,3 +267,28 @@ func (s *Scheduler) Window(name string, reset bool) (RolloutWindow, bool) {
 // SetShadowJudge sets what judges the pods of a shadow step. Without one,
 // shadow steps judge nothing.
 func (s *Scheduler) SetShadowJudge(j ShadowJudge) { s.shadowJudge.Store(&j) }
+
+// QueueSortChangedError is StartRollout's refusal of a candidate whose
+// QueueSort plugins are not the serving generation's: a profile's pods
+// wait in one queue, sorted one way, so a rollout cannot split them.
+type QueueSortChangedError struct {
+	// Serving and Candidate name each generation's QueueSort plugins.
+	Serving, Candidate string
+}
+
+func (e *QueueSortChangedError) Error() string {
+	return fmt.Sprintf("a rollout cannot split a change of the QueueSort plugin (%s to %s): the profile's pods wait in one queue", e.Serving, e.Candidate)
+}
+
+// queueSortOf names the QueueSort plugins a framework runs.
+func queueSortOf(p *config.Plugins) string {
+	if p == nil {
+		return ""
+	}
+	names := make([]string, 0, len(p.QueueSort.Enabled))
+	for _, pl := range p.QueueSort.Enabled {
+		names = append(names, pl.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
