@@ -79,8 +79,22 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 	cmd := app.NewCommand()
 	cmd.SetArgs([]string{"--local", "--local-assets=" + bin, "--local-dir=kc", "--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--enable-webhook", "--bind-arbiter", fmt.Sprintf("--webhook-port=%d", testenv.FreePort(t)), "--webhook-cert-dir=" + filepath.Join(t.TempDir(), "certs")})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
+	done, exited := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(exited)
+		done <- cmd.ExecuteContext(ctx)
+	}()
+	// A test that fails midway still stops the command, and with it the
+	// control plane it started: else etcd and kube-apiserver outlive the
+	// test process.
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-exited:
+		case <-time.After(time.Minute):
+			t.Errorf("the command did not stop within a minute of its context's end")
+		}
+	})
 	// The command stopping early ends the test with its error.
 	running := func(g Gomega) {
 		select {
