@@ -19,7 +19,6 @@ package controllers_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -212,22 +211,12 @@ const secondSortName = testenv.SecondSortName
 
 var newSecondSort = testenv.NewSecondSort
 
-// freePort returns a free port below the kernel's ephemeral port range
-// (net.ipv4.ip_local_port_range, from 32768 by default). The operator stops
-// and starts again on the same ports; a port of the ephemeral range may be
-// taken in between by any outgoing connection on the machine.
+// freePort is a free port below the kernel's ephemeral port range
+// (testenv.FreePort). The operator stops and starts again on the same
+// ports; a port of the ephemeral range may be taken in between by any
+// outgoing connection on the machine.
 func freePort() int {
-	for range 100 {
-		port := 20000 + rand.IntN(12000)
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue
-		}
-		Expect(l.Close()).To(Succeed())
-		return port
-	}
-	Fail("no free port found below the ephemeral port range")
-	return 0
+	return testenv.FreePort(GinkgoT())
 }
 
 // testWebhookConfiguration sends the SchedulerProfiles and ExtenderConfigs

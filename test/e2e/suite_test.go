@@ -21,7 +21,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -290,11 +289,11 @@ func (in *instance) ready() error {
 	return nil
 }
 
+// freeAddr is 127.0.0.1 with a port below the kernel's ephemeral range
+// (testenv.FreePort), which no listener on port 0 or outgoing connection
+// takes before the operator listens on it.
 func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().String()
+	return fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(GinkgoT()))
 }
 
 func tail(b []byte, n int) []byte {
