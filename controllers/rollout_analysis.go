@@ -409,16 +409,23 @@ func (a analysis) with(own analysis) analysis {
 // lookInterval is how often a running step is looked at: the analysis'
 // interval, or a metric's when it is shorter.
 func lookInterval(a *v1alpha1.RolloutAnalysis) time.Duration {
-	d := boundsOf(a).interval
+	b := boundsOf(a)
+	d := b.interval
 	if a != nil {
 		for _, m := range a.Metrics {
-			if m.Interval != nil && m.Interval.Duration > 0 {
-				// A metric's interval, where shorter (metricInterval).
-				d = min(d, m.Interval.Duration)
-			}
+			d = min(d, metricInterval(m, b))
 		}
 	}
 	return d
+}
+
+// metricInterval is how often m is measured: its interval, or the
+// analysis'.
+func metricInterval(m v1alpha1.AnalysisMetric, b analysisBounds) time.Duration {
+	if m.Interval != nil && m.Interval.Duration > 0 {
+		return m.Interval.Duration
+	}
+	return b.interval
 }
 
 // measureMetrics takes the measurements of spec.rollout.analysis.metrics

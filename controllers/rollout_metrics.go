@@ -78,15 +78,6 @@ type metricRun struct {
 // metricRuns are the metrics' measurements in a step's window, by name.
 type metricRuns map[string]*metricRun
 
-// metricInterval is how often m is measured: its interval, or the
-// analysis'.
-func metricInterval(m v1alpha1.AnalysisMetric, b analysisBounds) time.Duration {
-	if m.Interval != nil && m.Interval.Duration > 0 {
-		return m.Interval.Duration
-	}
-	return b.interval
-}
-
 // metricVars are the words a query's $ variables stand for.
 type metricVars struct {
 	profile             string

@@ -142,14 +142,15 @@ func progressingStatus(run *rolloutRun, spec *v1alpha1.Rollout, history []v1alph
 	}
 	elapsed := now.Sub(run.stepStarted).Truncate(time.Second)
 	total := run.stepEnds.Sub(run.stepStarted)
-	st.Summary = fmt.Sprintf("%s %s/%s", stepText(step), shortDuration(elapsed), shortDuration(total))
+	text := run.current().text
+	st.Summary = fmt.Sprintf("%s %s/%s", text, shortDuration(elapsed), shortDuration(total))
 	if step.Pause != nil && step.Pause.Duration == nil {
 		st.StepEnds = nil
-		st.Summary = fmt.Sprintf("%s %s", stepText(step), shortDuration(elapsed))
+		st.Summary = fmt.Sprintf("%s %s", text, shortDuration(elapsed))
 	}
 	if paused {
 		st.Phase = v1alpha1.RolloutPaused
-		st.Summary = "paused: " + stepText(step)
+		st.Summary = "paused: " + text
 	}
 	return st
 }

@@ -101,7 +101,8 @@ func (r *schedulerProfileReconciler) progressRollout(ctx context.Context, s *pro
 			return err
 		}
 	case !now.Before(run.stepEnds), now.Sub(run.lastLook) >= run.lookEvery:
-		d, acts := analyzeStep(ctx, r.Metrics, spec, run, w, r.metricVars(s, run, now), now, !now.Before(run.stepEnds))
+		ended := !now.Before(run.stepEnds)
+		d, acts := analyzeStep(ctx, r.Metrics, spec, run, w, r.metricVars(s, run, now), now, ended)
 		if !acts {
 			break
 		}

@@ -75,7 +75,6 @@ func TestLocalModeOutsideTheRepository(t *testing.T) {
 	t.Setenv("KUBEBUILDER_ASSETS", "")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	cmd := app.NewCommand()
 	cmd.SetArgs([]string{"--local", "--local-assets=" + bin, "--local-dir=kc", "--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--enable-webhook", "--bind-arbiter", fmt.Sprintf("--webhook-port=%d", testenv.FreePort(t)), "--webhook-cert-dir=" + filepath.Join(t.TempDir(), "certs")})
